@@ -21,8 +21,7 @@ __all__ = ['METRICS', 'global_correlation', 'cluster', 'purity', 'ari', 'ami', '
            'self_consistency', 'pearson_delta', 'mae', 'mse', 'top_de', 'mae_top_de', 'mse_top_de', 'pearson_top_de',
            'sign_accuracy', 'cosine', 'r2', 'retrieval', 'average_precision', 'auroc', 'auroc_per_gene',
            'spearman_brown', 'reproducibility', 'Metric', 'mean_sem', 'ttest_1samp', 'ttest_2samp', 'wilcoxon_paired',
-           'repo_root', 'resolve_out_dir', 'write_results', 'read_results', 'save_table', 'save_figure',
-           'metrics_frame']
+           'resolve_out_dir', 'write_results', 'read_results', 'save_table', 'save_figure', 'metrics_frame']
 
 # %% ../nbs/02_metrics.ipynb #1407bb45
 def _array(x, name:str, ndim:int|None=None, finite:bool=True) -> np.ndarray:
@@ -409,11 +408,6 @@ def wilcoxon_paired(a, b) -> dict:
     return {"statistic": float(r.statistic), "pvalue": float(r.pvalue), **mean_sem(d)}
 
 # %% ../nbs/02_metrics.ipynb #33aae057
-def repo_root(start=None) -> Path:
-    "Nearest parent of `start` (default: the working directory) holding settings.ini; `start` itself if none does."
-    p = Path(start or Path.cwd()).resolve()
-    return next((d for d in (p, *p.parents) if (d / "settings.ini").is_file()), p)
-
 def resolve_out_dir(
     out_dir, # output directory, or None for <repo root>/runs/latest/<section>
     section:str, # section name, e.g. 'kernel'
@@ -422,7 +416,8 @@ def resolve_out_dir(
     if out_dir is None:
         if not section or not isinstance(section, str):
             raise ValueError("section must be a non-empty string (e.g. 'kernel') when out_dir is None")
-        out = repo_root() / "runs" / "latest" / section
+        from llm_perturb.data import repo_root
+        out = (repo_root() or Path.cwd()) / "runs" / "latest" / section
     else: out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     return out
