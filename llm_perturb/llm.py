@@ -57,7 +57,8 @@ def load_embedded(name:str, # embedded model name
         if name not in _LLAMAS:
             from llama_cpp import Llama
             path = embedded_model_path(name)
-            _LLAMAS[name] = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=max(1, os.cpu_count() or 1),
+            threads = int(os.environ.get("LLM_PERTURB_THREADS") or os.cpu_count() or 1)  # 1 on a busy machine
+            _LLAMAS[name] = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=max(1, threads),
                                   seed=0, verbose=False)
             _LLAMA_LOCKS[name] = threading.Lock()
     return _LLAMAS[name], _LLAMA_LOCKS[name]
@@ -211,8 +212,11 @@ class ResponseCache:
     def __init__(self, path:str|Path|None, # JSONL file (created on first write); None: an in-memory cache
                 ):
         self.path, self._lock, self.records, self.skipped = (Path(path) if path else None), threading.Lock(), {}, 0
+        self._cut = False  # the file ends in a line cut by a kill: start the next record on a new line
         if self.path and self.path.exists():
-            for line in self.path.read_text().splitlines():
+            text = self.path.read_text()
+            self._cut = bool(text) and not text.endswith("\n")
+            for line in text.splitlines():
                 try: rec = json.loads(line); self.records[rec["key"]] = rec
                 except (ValueError, KeyError, TypeError): self.skipped += 1  # a line cut by a kill
     def __len__(self): return len(self.records)
@@ -225,7 +229,8 @@ class ResponseCache:
             self.records[rec["key"]] = json.loads(line)
             if self.path is None: return
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a") as f: f.write(line + "\n"); f.flush()
+            with open(self.path, "a") as f: f.write(("\n" if self._cut else "") + line + "\n"); f.flush()
+            self._cut = False
     def traces(self) -> list[dict]:
         "All recorded answers (model, messages, text, usage), in the order they were written."
         return list(self.records.values())
