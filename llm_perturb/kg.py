@@ -953,12 +953,13 @@ def grpo_dataset(train_deltas:pd.DataFrame, # training perturbations × genes (q
 
 def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (grpo_dataset)
                reward_fn:Callable, # grpo_reward_fn(...)
-               model_name:str='HuggingFaceTB/SmolLM2-135M-Instruct', # Hugging Face model id or path
+               model_name:str='HuggingFaceTB/SmolLM2-135M-Instruct', # Hugging Face model id or path, or a local .gguf file
                output_dir:str='runs/grpo_kg_edit',
                max_steps:int=2, num_generations:int=4, learning_rate:float=1e-6, max_completion_length:int=96,
                **config_kw, # more GRPOConfig fields (bf16, use_vllm, ...)
               ):
     "Train the neighbourhood editor with TRL's GRPOTrainer (lazy imports; needs torch, trl, transformers, datasets)."
+    model, tokenizer = str(model_name), None
     try:
         import torch
         from datasets import Dataset
@@ -966,11 +967,20 @@ def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (grpo_datas
     except ImportError as e:
         raise ImportError(f"GRPO training needs packages that are not project dependencies ({e.name} is missing): "
                           "pip install torch==2.13.0 trl transformers datasets") from None
+    if model.endswith('.gguf'):  # e.g. embedded_model_path(...): transformers dequantises it to float32 (needs `gguf`)
+        from pathlib import Path
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        p = Path(model)
+        tokenizer = AutoTokenizer.from_pretrained(p.parent, gguf_file=p.name)
+        model = AutoModelForCausalLM.from_pretrained(p.parent, gguf_file=p.name)
+        # its layers are plain float32 now; only the GGUF marker makes Trainer refuse them as 'purely quantized'
+        model.hf_quantizer, model.is_quantized = None, False
+        if hasattr(model.config, 'quantization_config'): del model.config.quantization_config
     cfg = GRPOConfig(output_dir=output_dir, max_steps=max_steps, num_generations=num_generations,
                      per_device_train_batch_size=num_generations, learning_rate=learning_rate,
                      max_completion_length=max_completion_length, logging_steps=1, report_to=[],
                      use_cpu=not torch.cuda.is_available(), **config_kw)
-    trainer = GRPOTrainer(model=model_name, reward_funcs=[reward_fn], args=cfg,
+    trainer = GRPOTrainer(model=model, reward_funcs=[reward_fn], args=cfg, processing_class=tokenizer,
                           train_dataset=Dataset.from_pandas(dataset[['prompt', 'query', 'kg_set']], preserve_index=False))
     trainer.train()
     return trainer
