@@ -8,7 +8,7 @@ __all__ = ['DISEASE_COLUMNS', 'DISEASE_FIELDS', 'diseases_path', 'load_diseases'
            'evaluate_retrieval', 'text_gene_sets', 'text_gene_scores', 'crossmodal_prompt', 'disease_inputs',
            'CrossModalResult', 'score_text_vs_rna', 'evaluation_set']
 
-# %% ../nbs/13_cross_modal.ipynb #4beec145
+# %% ../nbs/13_cross_modal.ipynb #5c277a90
 import re
 from pathlib import Path
 
@@ -18,7 +18,7 @@ import anndata as ad
 
 from .data import repo_root, l1000_replicates
 
-# %% ../nbs/13_cross_modal.ipynb #b8ff9224
+# %% ../nbs/13_cross_modal.ipynb #957c4ee7
 DISEASE_COLUMNS = ("disease", "functional_basis", "hypothesised_transcriptome_changes", "approved_drugs_on_plate",
                    "indication_source", "written_by")
 
@@ -46,7 +46,7 @@ def load_diseases(path=None # a diseases.tsv; None: the committed data/diseases.
     drugs = t.approved_drugs_on_plate.str.split(";").map(lambda v: [x.strip() for x in v if x.strip()])
     return t.assign(drugs=drugs)
 
-# %% ../nbs/13_cross_modal.ipynb #de94867d
+# %% ../nbs/13_cross_modal.ipynb #0920336a
 def plate_indications(annotation:pd.DataFrame, # per-compound annotation from `annotate_l1000_compounds` (index: plate compound)
                       phase:str="Launched", # clinical phase that counts as approved
                      ) -> pd.DataFrame: # columns disease, drugs (plate compound names, plate order); most drugs first
@@ -60,7 +60,7 @@ def plate_indications(annotation:pd.DataFrame, # per-compound annotation from `a
     out = out.rename_axis("disease").reset_index(name="drugs")
     return out.assign(_n=out.drugs.str.len()).sort_values(["_n", "disease"], ascending=[False, True]).drop(columns="_n").reset_index(drop=True)
 
-# %% ../nbs/13_cross_modal.ipynb #debbde1c
+# %% ../nbs/13_cross_modal.ipynb #c7ac466c
 DISEASE_FIELDS = (("Disease", "disease"), ("Functional basis", "functional_basis"),
                   ("Hypothesised transcriptome changes", "hypothesised_transcriptome_changes"))
 
@@ -85,7 +85,7 @@ def disease_text(row, # a row of `load_diseases` (Series or dict)
     if missing: raise ValueError(f"the disease row lacks text in {missing}; fill those columns of the disease table")
     return "\n".join(f"{label}: {get(col).strip()}" for label, col in fields)
 
-# %% ../nbs/13_cross_modal.ipynb #08aa68a0
+# %% ../nbs/13_cross_modal.ipynb #b3c16ba3
 def compound_profiles(de:ad.AnnData, # DE profiles from `l1000_de` (obs: compound, dose)
                       dose_rank:int=0, # 0 = each compound's highest dose, 1 = the next, 2 = the third
                      ) -> ad.AnnData: # one row per compound, obs_names = compound
@@ -96,7 +96,7 @@ def compound_profiles(de:ad.AnnData, # DE profiles from `l1000_de` (obs: compoun
     out.obs_names = out.obs.compound.astype(str).to_numpy()
     return out
 
-# %% ../nbs/13_cross_modal.ipynb #80d1274d
+# %% ../nbs/13_cross_modal.ipynb #b4e15610
 def positives_matrix(diseases:pd.DataFrame, # `load_diseases` rows (column `drugs`)
                      compounds, # compound names, one per column of the score matrix
                     ) -> np.ndarray: # bool diseases × compounds
@@ -134,7 +134,7 @@ def expected_ap(n_pos, # positives per row
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 1, (m - 1) / np.maximum(n - 1, 1) + H * (n - m) / (n * np.maximum(n - 1, 1)), 1.0)
 
-# %% ../nbs/13_cross_modal.ipynb #151b73a1
+# %% ../nbs/13_cross_modal.ipynb #d52bf55c
 def permutation_test(scores, # diseases × compounds ranking scores (higher = ranked first)
                      positives, # diseases × compounds bool
                      n_permutations:int=1000, # permutations of the compound labels
@@ -161,7 +161,7 @@ def permutation_test(scores, # diseases × compounds ranking scores (higher = ra
     return dict(ap=ap, ap_mean=float(ap.mean()), null=null, pvalue=p, pvalue_mean=float(p_mean),
                 n_permutations=int(n_permutations))
 
-# %% ../nbs/13_cross_modal.ipynb #28a10601
+# %% ../nbs/13_cross_modal.ipynb #c5f5be24
 def evaluate_retrieval(sim, # diseases × compounds similarity (kernel scores in [-1, 1], or any similarity)
                        diseases:pd.DataFrame, # the rows of `load_diseases` scored (same order as sim's rows)
                        compounds, # compound names (same order as sim's columns)
@@ -183,7 +183,7 @@ def evaluate_retrieval(sim, # diseases × compounds similarity (kernel scores in
                    perm_pvalue=pt["pvalue_mean"], n_diseases=len(Y), n_compounds=Y.shape[1])
     return table, summary
 
-# %% ../nbs/13_cross_modal.ipynb #b69e249f
+# %% ../nbs/13_cross_modal.ipynb #f70bcd38
 _SYMBOL_TOKEN = re.compile(r"\b[A-Z][A-Z0-9-]*[A-Z0-9]\b(?![-\w])")  # "EGF-family", "TGF-beta" are not genes
 
 def text_gene_sets(text:str, # a hypothesised-changes text with 'Up:' and 'Down:' parts
@@ -210,7 +210,7 @@ def text_gene_scores(diseases:pd.DataFrame, # `load_diseases` rows
         if down: out[r] -= X[:, [idx[g] for g in down]].mean(1)
     return out
 
-# %% ../nbs/13_cross_modal.ipynb #294f8925
+# %% ../nbs/13_cross_modal.ipynb #5b39bb0d
 from .kernel import KernelPrompt, PROMPTS, RNAProfile, TextProfile, final_scores, preprocess_profiles, score_pairs
 
 _TEXT_VS_RNA = """You compare a disease with the transcriptional response of human cells to a drug.
@@ -241,7 +241,7 @@ def disease_inputs(diseases:pd.DataFrame, # `load_diseases` rows
     "One kernel text input per disease: `disease_text` fenced as a `<disease>` data block."
     return [TextProfile(id=r["disease"], text=data_block(disease_text(r), "disease")) for _, r in diseases.iterrows()]
 
-# %% ../nbs/13_cross_modal.ipynb #22fbfac2
+# %% ../nbs/13_cross_modal.ipynb #50190e9c
 from dataclasses import dataclass, field
 
 @dataclass
@@ -290,7 +290,7 @@ def score_text_vs_rna(texts:list, # TextProfile inputs (e.g. `disease_inputs`)
     return CrossModalResult([t.id for t in texts], [p.id for p in profiles], np.nan_to_num(raw, nan=0.0), raw,
                             fin.status.to_numpy().reshape(D, C), traces, usage, kwargs.get("model", ""), kp.name)
 
-# %% ../nbs/13_cross_modal.ipynb #40344285
+# %% ../nbs/13_cross_modal.ipynb #0f9aece3
 def evaluation_set(diseases:pd.DataFrame, # `load_diseases` rows
                    compounds, # all compound names available
                    n_diseases=None, # int: the first rows; a list: these diseases; None: all
