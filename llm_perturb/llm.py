@@ -23,6 +23,8 @@ from litellm import CustomLLM
 from pydantic import BaseModel, ValidationError
 from tqdm.auto import tqdm
 
+litellm.suppress_debug_info = True  # no 'Give Feedback' banner printed with every provider error
+
 # %% ../nbs/00_llm.ipynb #8c7362e0
 class LLMConfigError(ValueError):
     "A model that cannot be used as given (unknown model, missing key or weights, a backend that crashes)."
