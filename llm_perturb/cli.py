@@ -16,14 +16,12 @@ import yaml
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['NBS_ENV', 'LLM_OPTIONS', 'REPRODUCE_BELOW', 'PAPER_COLUMNS', 'LLM_METHODS', 'EMBEDDED_NOTE', 'CLIError', 'find_nbs',
-           'sections', 'resolve_section', 'parse_value', 'parse_params', 'notebook_parameters', 'check_params',
-           'skip_cells', 'execute', 'runs_root', 'new_run_dir', 'load_preset', 'llm_options', 'plan_table',
-           'print_plan', 'prepare', 'cmd_run', 'load_grid', 'expand_grid', 'run_tasks', 'sweep_summary', 'cmd_sweep',
-           'default_sections', 'section_done', 'reproduce', 'cmd_reproduce', 'collect_runs', 'paper_numbers',
-           'uses_llm', 'model_label', 'paper_comparison', 'overview', 'render_report', 'write_report', 'cmd_report',
-           'cmd_data', 'models_table', 'install_model', 'cmd_models', 'router_config', 'router_provider', 'use_router',
-           'build_parser', 'main']
+__all__ = ['NBS_ENV', 'LLM_OPTIONS', 'REPRODUCE_BELOW', 'CLIError', 'find_nbs', 'sections', 'resolve_section', 'parse_value',
+           'parse_params', 'notebook_parameters', 'check_params', 'skip_cells', 'execute', 'runs_root', 'new_run_dir',
+           'load_preset', 'llm_options', 'plan_table', 'print_plan', 'prepare', 'cmd_run', 'load_grid', 'expand_grid',
+           'run_tasks', 'sweep_summary', 'cmd_sweep', 'default_sections', 'section_done', 'reproduce', 'cmd_reproduce',
+           'cmd_report', 'cmd_data', 'models_table', 'install_model', 'cmd_models', 'router_config', 'router_provider',
+           'use_router', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #ccd2d7fd
 class CLIError(Exception):
@@ -445,206 +443,19 @@ def cmd_reproduce(a) -> int:
     if a.dry_run:
         print_plan([target / r["section"] for r in recs])
         return 0 if all(r["status"] in ("ok", "skipped") for r in recs) else 1
-    report = write_report([target], target / "report.html")
-    print(f"report: {report}")
+    from llm_perturb.report import write_report
+    print(f"report: {write_report([target], target / 'report.html')}")
     return 0 if all(r["status"] in ("ok", "skipped") for r in recs) else 1
 
-# %% ../nbs/90_cli.ipynb #fd55ed50
-def _json(p) -> dict|None:
-    p = Path(p)
-    return json.loads(p.read_text()) if p.is_file() else None
-
-def _order(d:Path) -> tuple:
-    "Sort key of a run folder: its notebook's number (from run.json), then its path."
-    run = _json(d / "run.json") or {}
-    m = _NB.match(Path(run.get("notebook") or "").stem)
-    return (int(m[1]) if m else 10**6, str(d))
-
-def _entry(d:Path, root:Path) -> dict:
-    return dict(dir=d, label=str(d.relative_to(root.parent)), results=_results(d), run=_json(d / "run.json"),
-                figures=sorted(d.glob("*.png")), tables=sorted(d.glob("*.csv")), sweep=None)
-
-def collect_runs(paths, # run folders (or folders holding them, e.g. a reproduce or sweep folder)
-                ) -> list[dict]:
-    "One entry per run folder under `paths` (folder, label, results, run record, figures, tables), and per sweep."
-    out, seen = [], set()
-    for p in map(Path, paths):
-        if not p.exists(): raise CLIError(f"{p} does not exist; pass run folders such as runs/<ts>-kernel or runs/<ts>-reproduce")
-        p = (p.parent if p.is_file() else p).resolve()
-        if (p / "summary.csv").is_file() and (p / "sweep.json").is_file():
-            out.append(dict(_entry(p, p), results=None, run=None, figures=[], tables=[], sweep=pd.read_csv(p / "summary.csv")))
-        dirs = {f.parent for name in ("results.json", "run.json") for f in p.rglob(name)} - seen
-        seen |= dirs
-        out += [_entry(d, p) for d in sorted(dirs, key=_order)]
-    if not any(e["sweep"] is None for e in out):
-        raise CLIError(f"no results.json or run.json under {', '.join(map(str, paths))}; pass the folder of a "
-                       "run (runs/<ts>-<section>), a sweep or a reproduce")
-    return out
-
-# %% ../nbs/90_cli.ipynb #dee3666a
-PAPER_COLUMNS = ["section", "task", "method", "metric", "cell_line", "paper_value", "source"]
-
-def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: <checkout>/data/paper_numbers.tsv
-                 ) -> pd.DataFrame:
-    "The papers' reported numbers (empty when there is no table, e.g. outside a checkout)."
-    if path is None:
-        from llm_perturb.data import repo_root
-        root = repo_root()
-        path = root / "data" / "paper_numbers.tsv" if root else None
-    if path is None or not Path(path).is_file(): return pd.DataFrame(columns=PAPER_COLUMNS)
-    df = pd.read_csv(path, sep="\t", dtype={"cell_line": str}, keep_default_na=False)
-    missing = set(PAPER_COLUMNS) - set(df.columns)
-    if missing: raise CLIError(f"{path} lacks column(s) {sorted(missing)}; it needs {PAPER_COLUMNS}")
-    return df.astype({"paper_value": float})
-
-# %% ../nbs/90_cli.ipynb #be87294f
-LLM_METHODS = ("langpert", "kg_llm_edit", "lgr", "kernel_numerical", "kernel_functional", "llm")
-
-def uses_llm(method:str) -> bool:
-    "Whether a method name (`method@variant`) is one whose numbers come from an LLM."
-    return method.split("@")[0].startswith(LLM_METHODS)
-
-def model_label(model:str|None, method:str|None=None) -> str:
-    "How a number's model is shown: 'no LLM', the model, or the model marked as embedded."
-    if not model or (method is not None and not uses_llm(method)): return "no LLM"
-    if str(model).startswith("local/"): return f"{model} (embedded tiny model: knows almost no biology)"
-    return str(model)
-
-def _split_cell_line(task:str, method:str, res:dict, known) -> tuple[str, str, str|None]:
-    "(task, method, cell line) with a cell line named in the task or method removed from it."
-    for c in known:
-        for suf in (f"_{c}", f"@{c}", f"[{c}]", f"-{c}"):
-            if task.lower().endswith(suf): return task[:-len(suf)], method, c
-        if method.lower().endswith(f"@{c}"): return task, method[:-len(c) - 1], c
-    par = {**(res.get("data") or {}), **(res.get("params") or {})}
-    cl = par.get("cell_line") or (par["cell_lines"][0] if isinstance(par.get("cell_lines"), list) and len(par["cell_lines"]) == 1 else None)
-    return task, method, (str(cl).lower() if cl else None)
-
-def paper_comparison(entries:list[dict], # from `collect_runs`
-                     paper:pd.DataFrame, # from `paper_numbers`
-                    ) -> pd.DataFrame:
-    "Our numbers for every task the papers report, each next to the papers' numbers for the same task."
-    if paper.empty: return pd.DataFrame()
-    paper = paper.assign(cell_line=paper.cell_line.str.lower())
-    known = sorted(set(paper.cell_line) - {""}, key=len, reverse=True)
-    rows = []
-    for e in entries:
-        res = e["results"] or {}
-        for key, value in (res.get("metrics") or {}).items():
-            task, method, metric = key.split("/")
-            t, m, cl = _split_cell_line(task, method, res, known)
-            if "@" in m: continue  # variants (ablations, sweeps) are not headline numbers
-            ref = paper[(paper.task == t) & (paper.metric == metric) & (paper.cell_line == (cl or ""))
-                        & paper.section.map(lambda s: res.get("section") in s.split(","))]
-            if ref.empty or value is None: continue
-            best = ref.loc[ref.paper_value.idxmax()]
-            rows.append(dict(task=t, cell_line=cl, metric=metric, method=m, value=value, section=res.get("section"),
-                             data="simulated" if res.get("simulated") else "real data", model=model_label(res.get("model"), m),
-                             paper=" · ".join(f"{r.method} {r.paper_value:.2f}" for r in ref.itertuples()),
-                             best_paper=f"{best.method} {best.paper_value:.2f}", vs_best=value - best.paper_value,
-                             source="; ".join(sorted(set(ref.source))), run=e["label"]))
-    df = pd.DataFrame(rows)
-    return df.sort_values(["task", "cell_line", "metric", "value"], ascending=[True, True, True, False],
-                          ignore_index=True) if len(df) else df
-
-# %% ../nbs/90_cli.ipynb #2109c01a
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.85em}th,td{border:1px solid #ccc;padding:3px 7px;text-align:left}
-th{background:#f3f3f3}.warn{background:#fff4d6;border:1px solid #e0b44a;padding:.6em 1em}.failed{color:#b00020;font-weight:bold}
-pre{background:#f7f7f7;padding:.5em;font-size:.8em;white-space:pre-wrap}img{max-width:100%;border:1px solid #eee;margin:4px}"""
-
-def _table(df:pd.DataFrame, **kw) -> str:
-    "A DataFrame as an HTML table (numbers to 4 significant digits)."
-    return df.to_html(index=kw.pop("index", False), na_rep="", float_format=lambda v: f"{v:.4g}", border=0, **kw)
-
-def _usage(res:dict|None) -> dict:
-    u = (res or {}).get("llm") or {}
-    return {k: u.get(k) for k in ("calls", "cached", "failed", "tokens", "cost")}
-
-def overview(entries:list[dict]) -> pd.DataFrame:
-    "One row per run: section, status, model, data kind, metrics, LLM usage, wall time."
-    rows = []
-    for e in (e for e in entries if e["sweep"] is None):
-        res, run = e["results"] or {}, e["run"] or {}
-        rows.append(dict(run=e["label"], section=res.get("section") or run.get("section"), status=run.get("status", "ok"),
-                         model=model_label(res.get("model")) if res else "", metrics=len(res.get("metrics") or {}),
-                         data=("simulated" if res.get("simulated") else "real data") if res else "",
-                         **{f"llm {k}": v for k, v in _usage(res).items()}, wall_s=run.get("wall_s"), error=run.get("error") or ""))
-    return pd.DataFrame(rows)
-
-def _figure(p:Path) -> str:
-    b64 = base64.b64encode(p.read_bytes()).decode()
-    return f'<figure><img alt="{html.escape(p.name)}" src="data:image/png;base64,{b64}"><figcaption>{html.escape(p.name)}</figcaption></figure>'
-
-def _meta(e:dict) -> dict:
-    "The one-row summary of a run: section, status, wall time, notebook, model, data kind, LLM usage."
-    res, run = e["results"] or {}, e["run"] or {}
-    meta = {"section": res.get("section") or run.get("section"), "status": run.get("status", "ok"),
-            "wall time (s)": run.get("wall_s"), "executed notebook": Path(run["executed"]).name if run.get("executed") else None,
-            "cells not run (flags)": ", ".join(run.get("skip_flags") or []) or None}
-    meta = {k: v for k, v in meta.items() if v is not None}
-    if not res: return {**meta, "results.json": "none written"}
-    return {**meta, "model": model_label(res.get("model")), "data": "simulated" if res.get("simulated") else "real data",
-            **{f"LLM {k}": v for k, v in _usage(res).items()}}
-
-def _run_html(e:dict) -> str:
-    "The part of the report for one run folder (or a sweep's summary)."
-    h = [f'<h2 id="{html.escape(e["label"])}">{html.escape(e["label"])}</h2>']
-    if e.get("sweep") is not None: return "\n".join(h + ["<h3>sweep summary</h3>" + _table(e["sweep"])])
-    res, run = e["results"] or {}, e["run"] or {}
-    if run.get("status") == "failed": h.append(f'<p class="failed">failed: {html.escape(str(run.get("error")))}</p>')
-    h.append(_table(pd.DataFrame([_meta(e)])))
-    if res.get("metrics"):
-        from llm_perturb.metrics import metrics_frame
-        mf = metrics_frame(res).pivot(index=["task", "method"], columns="metric", values="value").reset_index()
-        mf.columns.name = None
-        h.append("<h3>metrics</h3>" + _table(mf))
-    shown = dict(params=res.get("params") if res else run.get("params"), data=res.get("data")) if (res or run) else {}
-    h.append("<h3>parameters and data</h3><pre>" + html.escape(json.dumps(shown, indent=1, default=str)) + "</pre>")
-    if e["figures"]: h.append("<h3>figures</h3>" + "".join(_figure(p) for p in e["figures"]))
-    if e["tables"]: h.append("<p>tables (CSV, in the run folder): " + ", ".join(html.escape(p.name) for p in e["tables"]) + "</p>")
-    return "\n".join(h)
-
-# %% ../nbs/90_cli.ipynb #84b8549b
-EMBEDDED_NOTE = ("Numbers marked <b>embedded</b> come from a tiny model run in-process (SmolLM2-135M or Gemma 3 270M) "
-                 "that knows almost no biology: they show that every pipeline runs end to end, next to the non-LLM "
-                 "baselines. They are <b>not</b> the papers' results; rerun with a real model (<code>--model</code>) for those.")
-
-def render_report(entries:list[dict], # from `collect_runs`
-                  paper:pd.DataFrame|None=None, # from `paper_numbers`; default: the checkout's table
-                  title:str="llm_perturb report",
-                 ) -> str:
-    "The whole report as one self-contained HTML string."
-    from llm_perturb.llm import redact
-    paper = paper_numbers() if paper is None else paper
-    ov, cmp = overview(entries), paper_comparison(entries, paper)
-    embedded = any(str((e["results"] or {}).get("model") or "").startswith("local/") for e in entries)
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>{html.escape(title)}</h1><p>written {_now()} from {len(entries)} run folder(s)</p>",
-             f'<p class="warn">{EMBEDDED_NOTE}</p>' if embedded else "",
-             "<h2>overview</h2>" + _table(ov), "<h2>our numbers next to the papers'</h2>"]
-    if len(cmp): parts.append("<p>paper: every number the paper reports for the same task, metric and cell line; "
-                              "vs_best: ours minus the paper's best.</p>" + _table(cmp))
-    else: parts.append("<p>none of these runs reports a task for which data/paper_numbers.tsv holds a published number.</p>")
-    parts += [_run_html(e) for e in entries] + ["</body></html>"]
-    return redact("\n".join(parts))
-
-def write_report(paths, # run folders
-                 output=None, # the HTML file; default: <the one folder>/report.html, or runs/<ts>-report.html
-                 paper=None, # a paper_numbers.tsv; default: the checkout's
-                ) -> Path:
-    "Write the HTML report of the runs under `paths`; return its path."
-    entries = collect_runs(paths)
-    if output is None:
-        output = Path(paths[0]) / "report.html" if len(paths) == 1 and Path(paths[0]).is_dir() else \
-                 runs_root() / f"{datetime.now():%Y%m%d-%H%M%S}-report.html"
-    output = Path(output); output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(render_report(entries, paper_numbers(paper) if paper else None))
-    return output
-
+# %% ../nbs/90_cli.ipynb #8837246d
 def cmd_report(a) -> int:
     "`llm-perturb report`"
-    print(f"report: {write_report(a.run_dirs, a.output, a.paper_numbers)}")
+    from llm_perturb.report import write_report, ReportError
+    dirs = [Path(d) for d in a.run_dirs]
+    out = Path(a.output) if a.output else (dirs[0] / "report.html" if len(dirs) == 1 and dirs[0].is_dir()
+                                           else Path(a.out or runs_root()) / f"{datetime.now():%Y%m%d-%H%M%S}-report.html")
+    try: print(f"report: {write_report(dirs, out)}")
+    except ReportError as e: raise CLIError(str(e)) from None
     return 0
 
 # %% ../nbs/90_cli.ipynb #97ca33ff
@@ -798,7 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="one self-contained HTML report of run folders")
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     p.add_argument("-o", "--output", help="HTML file (default: RUN_DIR/report.html for one folder)")
-    p.add_argument("--paper-numbers", help="TSV of published numbers (default: data/paper_numbers.tsv)")
+    p.add_argument("--out", help="folder of the report when several run folders are given (default: ./runs)")
     p = sub.add_parser("data", help="data manifest: check presence and sha256, or fetch missing files")
     p.add_argument("action", choices=["check", "fetch"]); p.add_argument("--no-hashes", action="store_true", help="check: skip sha256")
     p = sub.add_parser("models", help="the embedded models: list them, or install one's weights")
