@@ -6,9 +6,10 @@
 __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 'MAX_ANSWER_CHARS', 'MAX_JSON_DEPTH',
            'MAX_JSON_STARTS', 'OUTPUT_MODES', 'LLMConfigError', 'user_cache_dir', 'install_command', 'assemble_parts',
            'embedded_model_path', 'model_file', 'probe_embedded', 'load_embedded', 'LocalProvider', 'register_provider',
-           'check_model', 'reasoning_params', 'reasoning_applicable', 'parse_json', 'json_schema', 'parse_structured',
-           'redact', 'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'EmptyAnswer',
-           'output_mode', 'complete_many', 'complete', 'FakeProvider', 'default_cache_path', 'selection_schema']
+           'check_model', 'reasoning_params', 'reasoning_applicable', 'json_values', 'parse_json', 'json_schema',
+           'parse_structured', 'redact', 'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget',
+           'EmptyAnswer', 'output_mode', 'complete_many', 'complete', 'FakeProvider', 'default_cache_path',
+           'selection_schema']
 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
@@ -279,8 +280,11 @@ def _blocks(text:str, most:int=MAX_JSON_STARTS) -> list[str]:
         out.append(text[m.end():e[k]]); pos = e[k] + len(m.group(1)) + 3
     return out
 
-def _first_json_value(text:str, max_starts:int=MAX_JSON_STARTS):
-    "The first decodable JSON object or array in `text` (None if none among the first `max_starts` tries)."
+def json_values(text:str, # an LLM answer
+                max_starts:int=MAX_JSON_STARTS, # most bracket positions tried
+               ):
+    "Every JSON object or array in `text`, left to right (nested ones too); bounded like `parse_json`, never raises."
+    if not isinstance(text, str) or len(text) > MAX_ANSWER_CHARS: return
     pos, tries = 0, 0
     while (m := _OPEN.search(text, pos)) and tries < max_starts:
         if run := _RUN.match(text, m.start()):  # only the last MAX_JSON_DEPTH openers of a run can start a value
@@ -288,9 +292,8 @@ def _first_json_value(text:str, max_starts:int=MAX_JSON_STARTS):
             for _ in range(MAX_JSON_DEPTH): pos = max(text.rfind("[", m.start(), pos), text.rfind("{", m.start(), pos))
             continue
         ok, v, _ = _decode(text, m.start())
-        if ok: return v
+        if ok: yield v
         pos, tries = m.start() + 1, tries + 1
-    return None
 
 def parse_json(text:str|None) -> Any:
     "The JSON value in an LLM answer: raw, fenced, tagged or embedded in prose; None if none. Never raises."
@@ -299,7 +302,7 @@ def parse_json(text:str|None) -> Any:
         cand = cand.strip()
         ok, v, end = _decode(cand)
         if ok and end == len(cand): return v
-    return _first_json_value(text)
+    return next(json_values(text), None)
 
 # %% ../nbs/00_llm.ipynb #cb71f033
 def json_schema(schema) -> dict|None:
