@@ -418,16 +418,17 @@ def results_table(metrics:Mapping, # flat 'task/method/metric' -> number
                   z:float=1.96, # normal quantile of the interval made from a '_sem' companion
                  ) -> pd.DataFrame:
     "The tidy results table of a flat metrics dict, one row per number, with intervals from '_sem' companions."
-    from llm_perturb.metrics import RESULT_COLUMNS, result_rows
-    rows = []
-    for key, v in metrics.items():
-        task, method, metric = key.split('/')
-        c = dict(columns(task, method, metric))
-        lo, hi, se = (metrics.get(f"{key}_{s}") for s in ('ci_low', 'ci_high', 'sem'))
+    from llm_perturb.metrics import result_rows
+    t = result_rows(metrics, seed='' if seed is None else seed)
+    keys = (t.task + '/' + t.method + '/' + t.metric).tolist()
+    cols = [dict(columns(*k.split('/'))) for k in keys]
+    for c in dict.fromkeys(c for d in cols for c in d): t[c] = [d.get(c, '') for d in cols]
+    def ci(key):
+        v, lo, hi, se = (metrics.get(key + s) for s in ('', '_ci_low', '_ci_high', '_sem'))
         if lo is None and se is not None and v is not None and np.isfinite(se): lo, hi = v - z * se, v + z * se
-        rows.append(result_rows({key: v}, seed='' if seed is None else seed, **c).assign(
-            ci_low='' if lo is None else lo, ci_high='' if hi is None else hi))
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=RESULT_COLUMNS)
+        return ('' if lo is None else lo, '' if hi is None else hi)
+    t['ci_low'], t['ci_high'] = zip(*map(ci, keys)) if keys else ([], [])
+    return t
 
 # %% ../nbs/04_neighbours.ipynb #142a67e1
 import re, json, hashlib
