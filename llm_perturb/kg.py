@@ -13,565 +13,25 @@ import pandas as pd
 import scipy.sparse as sp
 import anndata as ad
 
+from .neighbours import (neighbour_predict, label_matrix, perturbqa_predict, perturbqa_cv, best_params,
+                                    membership_matrix, topk_precision, group_means, rowwise_pearson, _topk_rows)
+from .graphs import KGraph, kg_neighbours, kg_similarity
+from .select import cell_line_text, run_requests
+
 # %% auto #0
-__all__ = ['GRAPH_SOURCES', 'PERTURBQA_PUBLISHED', 'CELL_LINE_TEXT', 'neighbour_weights', 'neighbour_predict', 'LabelMatrix',
-           'label_matrix', 'neighbour_matrices', 'perturbqa_components', 'combine_scores', 'perturbqa_predict',
-           'KGraph', 'graph_from_edges', 'membership_graph', 'string_graph', 'go_graph', 'corum_graph', 'geneset_graph',
-           'union_graph', 'graphs_for', 'kg_similarity', 'kg_neighbours', 'perturbqa_cv', 'best_params',
-           'perturbqa_lines', 'perturbqa_oracle', 'evaluate_perturbqa', 'membership_matrix', 'top_overlap',
-           'evaluate_signatures', 'group_means', 'rowwise_pearson', 'simulated_deltas', 'evaluate_continuous',
-           'cell_line_text', 'edit_schema', 'gene_context', 'edit_prompt', 'Edit', 'parse_edit', 'apply_edit',
+__all__ = ['kg_params', 'perturbqa_lines', 'perturbqa_oracle', 'evaluate_perturbqa', 'evaluate_signatures', 'simulated_deltas',
+           'evaluate_continuous', 'edit_schema', 'gene_context', 'edit_prompt', 'Edit', 'parse_edit', 'apply_edit',
            'addition_pool', 'llm_edit_neighbourhoods', 'RewardConfig', 'edit_reward', 'grpo_reward_fn', 'grpo_dataset',
            'grpo_train']
 
-# %% ../nbs/22_kg_neighbours.ipynb #be702c1a
-def _train_matrix(train_deltas, layer:str|None=None) -> tuple[np.ndarray|sp.spmatrix, list|None, list|None]:
-    "(matrix, perturbation names or None, gene names or None) of the training deltas, with clear errors."
-    if isinstance(train_deltas, ad.AnnData):
-        if layer is not None and layer not in train_deltas.layers:
-            raise KeyError(f"layer {layer!r} not in adata.layers ({list(train_deltas.layers)}); pass layer=None to use X")
-        X = train_deltas.layers[layer] if layer is not None else train_deltas.X
-        names, genes = list(train_deltas.obs_names), list(train_deltas.var_names)
-    elif isinstance(train_deltas, pd.DataFrame):
-        X, names, genes = train_deltas.to_numpy(), list(train_deltas.index), list(train_deltas.columns)
-    else: X, names, genes = train_deltas, None, None
-    if not sp.issparse(X): X = np.asarray(X)
-    if X.dtype not in (np.float32, np.float64): X = X.astype(float)  # float32 stays float32 (half the memory traffic)
-    if X.ndim != 2: raise ValueError(f"train_deltas must be 2-D (training perturbations × genes), got shape {X.shape}")
-    if X.shape[0] == 0:
-        raise ValueError("the training set is empty (0 perturbations); a neighbour predictor needs at least one "
-                         "training perturbation: check the split or the filter that built train_deltas")
-    return X, names, genes
-
-def _neighbour_entries(neighbour_sets:Mapping, weights:Mapping|None):
-    "Yield (query, neighbour names, weights or None for uniform) from the accepted dict forms."
-    for q, nb in neighbour_sets.items():
-        if isinstance(nb, pd.Series): names, w = list(nb.index), nb.to_numpy(dtype=float)
-        elif isinstance(nb, Mapping): names, w = list(nb.keys()), np.asarray(list(nb.values()), dtype=float)
-        else:
-            names = nb if isinstance(nb, list) else list(nb)
-            w = None if weights is None or q not in weights else np.asarray(weights[q], dtype=float)
-            if w is not None and len(w) != len(names):
-                raise ValueError(f"weights[{q!r}] has {len(w)} values for {len(names)} neighbours; give one weight per neighbour")
-        yield q, names, w
-
-def neighbour_weights(neighbour_sets:Mapping, # test perturbation -> training neighbours (list, or dict/Series name -> weight)
-                      train_names:Sequence, # training perturbation names, in the row order of the training matrix
-                      weights:Mapping|None=None, # test perturbation -> weights parallel to its neighbour list (None: uniform)
-                     ) -> tuple[sp.csr_matrix, list, int]: # (m×n weights, not normalised; query order; unknown names ignored)
-    "The sparse m×n weight matrix of neighbour sets given by name (duplicates once; unknown names dropped and counted)."
-    cols_index = pd.Index(train_names)
-    if not cols_index.is_unique: raise ValueError("train_names has duplicates; give each training perturbation one row")
-    queries, names, ws, lens = [], [], [], []
-    for q, nm, w in _neighbour_entries(neighbour_sets, weights):
-        if w is not None and ((w < 0).any() or not np.isfinite(w).all()):
-            raise ValueError(f"weights of {q!r} must be finite and >= 0, got {w[(w < 0) | ~np.isfinite(w)][:3]}")
-        queries.append(q); names += nm; lens.append(len(nm))
-        ws.append(np.ones(len(nm)) if w is None else w)
-    rows = np.repeat(np.arange(len(queries)), lens)
-    cols = cols_index.get_indexer(pd.Index(names, dtype=object)) if names else np.zeros(0, int)
-    w = np.concatenate(ws) if ws else np.zeros(0)
-    known = cols >= 0
-    rows, cols, w = rows[known], cols[known], w[known]
-    _, first = np.unique(rows * len(cols_index) + cols, return_index=True)  # a duplicated name counts once (its first weight)
-    W = sp.csr_matrix((w[first], (rows[first], cols[first])), shape=(len(queries), len(cols_index)))
-    return W, queries, int((~known).sum())
-
-def _row_normalise(W:sp.spmatrix) -> tuple[sp.csr_matrix, np.ndarray]:
-    "Rows of W scaled to sum 1, and a mask of the empty (all-zero) rows."
-    W = sp.csr_matrix(W, dtype=float)
-    s = np.asarray(W.sum(axis=1)).ravel()
-    empty = s <= 0
-    return sp.diags(np.where(empty, 0.0, 1.0 / np.where(empty, 1.0, s))) @ W, empty
-
-def _sparse_dense_product(W:sp.csr_matrix, X, block:int=256) -> np.ndarray:
-    "W @ X as a dense array; a dense X is taken in blocks of `block` genes, so each block stays in cache (~1.4× faster)."
-    if sp.issparse(X): return (W @ X).toarray()
-    if X.shape[1] <= 2 * block: return np.asarray(W @ X)
-    P = np.empty((W.shape[0], X.shape[1]), dtype=np.result_type(W.dtype, X.dtype))
-    for b in range(0, X.shape[1], block): P[:, b:b + block] = W @ np.ascontiguousarray(X[:, b:b + block])
-    return P
-
-def neighbour_predict(train_deltas, # n_train × g: array, sparse matrix, DataFrame or AnnData (obs_names = perturbations)
-                      neighbour_sets, # dict test -> training names (list or {name: weight}), or an m×n weight matrix
-                      weights:Mapping|None=None, # dict test -> weights parallel to its list (None: uniform)
-                      fallback:str='mean', # empty set: 'mean' of training, 'zero', or 'nan'
-                      train_names:Sequence|None=None, # row names of train_deltas when it is a bare array
-                      layer:str|None=None, # AnnData layer to use instead of X
-                      return_info:bool=False, # also return {'queries', 'n_fallback', 'n_unknown', 'sizes'}
-                     ) -> np.ndarray: # m × g predictions (rows in the order of neighbour_sets; dtype of the training matrix)
-    "Weighted mean of each test perturbation's neighbours' training deltas, as one row-normalised sparse product."
-    if fallback not in ('mean', 'zero', 'nan'): raise ValueError(f"fallback={fallback!r}; use 'mean', 'zero' or 'nan'")
-    X, names, _ = _train_matrix(train_deltas, layer)
-    if train_names is not None:
-        if len(train_names) != X.shape[0]: raise ValueError(f"train_names has {len(train_names)} names for {X.shape[0]} rows")
-        names = list(train_names)
-    if isinstance(neighbour_sets, Mapping):
-        if names is None: names = list(range(X.shape[0]))
-        W, queries, unknown = neighbour_weights(neighbour_sets, names, weights)
-    else:
-        if weights is not None: raise ValueError("weights only apply to dict neighbour sets; put them into the matrix instead")
-        W = sp.csr_matrix(neighbour_sets, dtype=float)
-        if W.shape[1] != X.shape[0]:
-            raise ValueError(f"the weight matrix has {W.shape[1]} columns but there are {X.shape[0]} training perturbations; "
-                             "give one column per training row")
-        if (W.data < 0).any(): raise ValueError("the weight matrix has negative entries; weights must be >= 0")
-        queries, unknown = list(range(W.shape[0])), 0
-    Wn, empty = _row_normalise(W)
-    P = _sparse_dense_product(Wn.astype(X.dtype), X)
-    if empty.any():
-        fb = {'mean': lambda: np.asarray(X.mean(axis=0)).ravel(), 'zero': lambda: np.zeros(X.shape[1]),
-              'nan': lambda: np.full(X.shape[1], np.nan)}[fallback]()
-        P[empty] = fb
-    if not return_info: return P
-    return P, dict(queries=queries, n_fallback=int(empty.sum()), n_unknown=int(unknown), sizes=np.diff(W.indptr))
-
-# %% ../nbs/22_kg_neighbours.ipynb #e74aafb6
-@dataclass
-class LabelMatrix:
-    "Sparse perturbation × gene labels with a separate observed mask."
-    Y: sp.csr_matrix # labels (0/1 or real), zeros where unobserved
-    O: sp.csr_matrix # observed mask (1 where the pair is labelled)
-    perts: pd.Index # row names
-    genes: pd.Index # column names
-    def base_rate(self) -> np.ndarray:
-        "Per gene, the mean label over the perturbations that label it (NaN where none does)."
-        n = np.asarray(self.O.sum(axis=0)).ravel()
-        with np.errstate(invalid='ignore', divide='ignore'): return np.asarray(self.Y.sum(axis=0)).ravel() / n
-    def __repr__(self): return f"LabelMatrix({len(self.perts)} perts × {len(self.genes)} genes, {self.O.nnz} observed)"
-
-def _check_pairs(df:pd.DataFrame, name:str, label:bool=True):
-    need = ['pert', 'gene'] + (['label'] if label else [])
-    if not isinstance(df, pd.DataFrame) or not set(need) <= set(df.columns):
-        raise ValueError(f"{name} must be a DataFrame with columns {need} (e.g. from load_perturbqa)")
-    if df.duplicated(['pert', 'gene']).any():
-        raise ValueError(f"{name} has {int(df.duplicated(['pert', 'gene']).sum())} duplicated (pert, gene) pairs; "
-                         "deduplicate them first (e.g. df.drop_duplicates(['pert', 'gene']))")
-
-def label_matrix(df:pd.DataFrame, # pairs with columns pert, gene, label
-                 perts=None, # row order (default: order of first appearance)
-                 genes=None, # column order (default: order of first appearance)
-                ) -> LabelMatrix:
-    "PerturbQA-style labelled pairs as a sparse `LabelMatrix` (labels + observed mask)."
-    _check_pairs(df, 'df')
-    perts = pd.Index(pd.unique(df.pert) if perts is None else perts)
-    genes = pd.Index(pd.unique(df.gene) if genes is None else genes)
-    i, j = perts.get_indexer(df.pert), genes.get_indexer(df.gene)
-    ok = (i >= 0) & (j >= 0)
-    y = df.label.to_numpy(dtype=float)[ok]
-    shape = (len(perts), len(genes))
-    return LabelMatrix(sp.csr_matrix((y, (i[ok], j[ok])), shape=shape),
-                       sp.csr_matrix((np.ones(ok.sum()), (i[ok], j[ok])), shape=shape), perts, genes)
-
-# %% ../nbs/22_kg_neighbours.ipynb #797d3f80
-def neighbour_matrices(neighbours, # dict test -> ranked list / {train: weight} / Series; or DataFrame test × train
-                       queries:Sequence, # test perturbations (rows)
-                       train:Sequence, # training perturbations (columns)
-                      ) -> tuple[np.ndarray, np.ndarray, int]: # (weights m×n, priority m×n, unknown names ignored)
-    "Dense weight and priority matrices of neighbour sets over (queries × training perturbations)."
-    qi, col = {q: i for i, q in enumerate(queries)}, {t: j for j, t in enumerate(train)}
-    Wt, Pr, unknown = np.zeros((len(queries), len(train))), np.zeros((len(queries), len(train))), 0
-    if isinstance(neighbours, pd.DataFrame):
-        S = neighbours.reindex(index=list(queries), columns=list(train)).fillna(0.0).to_numpy(dtype=float)
-        if (S < 0).any(): raise ValueError("the similarity DataFrame has negative entries; clip them (e.g. .clip(lower=0))")
-        return S, S.copy(), 0
-    if not isinstance(neighbours, Mapping):
-        raise TypeError("neighbours must be a dict test -> ranked list (or {train: weight}) or a DataFrame test × train")
-    for q, names, w in _neighbour_entries(neighbours, None):
-        i = qi.get(q)
-        if i is None: continue
-        if w is None: w = np.ones(len(names))
-        ranked = not isinstance(neighbours[q], (Mapping, pd.Series))
-        for r, (n_, w_) in enumerate(zip(names, w)):
-            j = col.get(n_)
-            if j is None: unknown += 1; continue
-            if Pr[i, j] > 0: continue  # duplicate: first occurrence wins
-            if w_ < 0: raise ValueError(f"weight of {n_!r} for {q!r} is {w_}; weights must be >= 0")
-            Wt[i, j], Pr[i, j] = w_, (len(names) - r if ranked else w_)
-    return Wt, Pr, unknown
-
-def _topk_rows(Pr:np.ndarray, k:int|None) -> np.ndarray:
-    "Boolean mask of each row's k largest positive entries of a dense matrix (ties by column)."
-    if k is None or k >= Pr.shape[1]: return Pr > 0
-    idx = np.argsort(-Pr, axis=1, kind='stable')[:, :k]
-    M = np.zeros(Pr.shape, bool); np.put_along_axis(M, idx, True, axis=1)
-    return M & (Pr > 0)
-
-def perturbqa_components(train_df:pd.DataFrame, # training pairs: pert, gene, label
-                         test_df:pd.DataFrame, # test pairs: pert, gene
-                         neighbours, # dict test pert -> ranked list (or {train: weight}); or DataFrame test × train
-                         k:int|None=None, # per pair, the k best-ranked neighbours among the perts labelling the gene
-                         prior_k:int=20, # neighbours (over all genes) that estimate the perturbation's excess rate
-                        ) -> pd.DataFrame: # per test pair: num, den, n, base, excess
-    "Per test pair: weighted label sum `num` and weight `den` of its `n` neighbours labelling the gene, gene base rate, perturbation excess."
-    if k is not None and (not isinstance(k, (int, np.integer)) or k < 1): raise ValueError(f"k={k!r}; use a positive integer or None")
-    _check_pairs(train_df, 'train_df'); _check_pairs(test_df, 'test_df', label=False)
-    if len(train_df) == 0:
-        raise ValueError("train_df is empty; PerturbQA scoring needs labelled training pairs (check the split column)")
-    L = label_matrix(train_df)
-    queries = pd.Index(pd.unique(test_df.pert))
-    Wt, Pr, unknown = neighbour_matrices(neighbours, queries, L.perts)
-    glob = float(train_df.label.mean())
-    base_g = np.nan_to_num(L.base_rate(), nan=glob)
-    pi, gi = queries.get_indexer(test_df.pert), L.genes.get_indexer(test_df.gene)
-    seen = gi >= 0
-    # candidates: for every pair, the training perturbations that label its gene (rows of O^T at the pairs' genes);
-    # the transposed mask stores 1 + the index of each training label, so labels are gathered without a lookup
-    lab_i = L.O.tocoo()
-    OT = sp.csr_matrix((np.arange(1, L.O.nnz + 1), (lab_i.col, lab_i.row)), shape=L.O.shape[::-1])
-    yv = np.asarray(L.Y[lab_i.row, lab_i.col]).ravel()
-    E = OT[np.where(seen, gi, 0)]
-    row = np.repeat(np.arange(len(test_df)), np.diff(E.indptr))
-    keep = seen[row]
-    row, j, eid = row[keep], E.indices[keep], E.data[keep]
-    w = Wt[pi[row], j]
-    keep = w > 0
-    row, j, w, y = row[keep], j[keep], w[keep], yv[eid[keep] - 1]
-    pr = Pr[pi[row], j]
-    if k is not None and len(row):  # top-k per pair: one lexsort, rank within each pair's run
-        order = np.lexsort((j, -pr, row))
-        row, y, w = row[order], y[order], w[order]
-        start = np.searchsorted(row, row, side='left')
-        sel = np.arange(len(row)) - start < k
-        row, y, w = row[sel], y[sel], w[sel]
-    # the perturbation's excess: how much more often than the gene's base rate its neighbours' labels are 1
-    O = L.O.tocsr()
-    e_train = (np.asarray(L.Y.sum(axis=1)).ravel() - O @ base_g) / np.maximum(np.asarray(O.sum(axis=1)).ravel(), 1)
-    M = _topk_rows(Pr, prior_k) * Wt
-    e_test = (M @ e_train) / (M.sum(axis=1) + 1.0)
-    n = len(test_df)
-    return pd.DataFrame(dict(num=np.bincount(row, weights=w * y, minlength=n), den=np.bincount(row, weights=w, minlength=n),
-                             n=np.bincount(row, minlength=n), base=np.where(seen, base_g[np.where(seen, gi, 0)], glob),
-                             excess=e_test[pi]), index=test_df.index).assign(glob=glob, unknown=unknown)
-
-def combine_scores(comp:pd.DataFrame, # from `perturbqa_components`
-                   alpha:float=0.0, # pseudo-count of shrinkage toward the prior
-                   gamma:float=0.0, # weight of the perturbation excess in the prior: prior = base + gamma * excess
-                   fallback:str='base_rate', # no usable neighbour: the prior ('base_rate'), 'global' rate, or 'nan'
-                  ) -> np.ndarray:
-    "Scores (num + alpha·prior) / (den + alpha) with prior = base + gamma·excess; the fallback where den = 0."
-    if fallback not in ('base_rate', 'global', 'nan'): raise ValueError(f"fallback={fallback!r}; use 'base_rate', 'global' or 'nan'")
-    if alpha < 0: raise ValueError(f"alpha={alpha}; the pseudo-count must be >= 0")
-    prior = comp.base.to_numpy() + gamma * comp.excess.to_numpy()
-    num, den = comp.num.to_numpy(), comp.den.to_numpy()
-    fb = {'base_rate': prior, 'global': comp.glob.to_numpy(), 'nan': np.full(len(comp), np.nan)}[fallback]
-    with np.errstate(invalid='ignore', divide='ignore'):
-        return np.where(den > 0, (num + alpha * prior) / (den + alpha), fb)
-
-def perturbqa_predict(train_df:pd.DataFrame, # training pairs: pert, gene, label
-                      test_df:pd.DataFrame, # test pairs: pert, gene (label unused)
-                      neighbours, # dict test pert -> ranked list of train perts (or {train: weight}); or DataFrame
-                      k:int|None=None, # per pair, use the k best-ranked neighbours among the perts labelling the gene
-                      fallback:str='base_rate', # no usable neighbour: 'base_rate' (the prior), 'global' rate, or 'nan'
-                      alpha:float=0.0, # pseudo-count of shrinkage toward the prior
-                      gamma:float=0.0, # prior = gene base rate + gamma × the neighbours' excess rate (0: base rate only)
-                      prior_k:int=20, # neighbours that estimate the excess rate
-                      return_info:bool=False, # also return {'n_pairs', 'n_fallback', 'mean_neighbours', 'n_unknown'}
-                     ) -> np.ndarray: # one score per row of test_df
-    "Score each test pair (p, g) by the weighted mean label at g of p's neighbours that label g (vectorised)."
-    comp = perturbqa_components(train_df, test_df, neighbours, k, prior_k)
-    s = combine_scores(comp, alpha, gamma, fallback)
-    if not return_info: return s
-    return s, dict(n_pairs=len(comp), n_fallback=int((comp.den == 0).sum()), mean_neighbours=float(comp.n.mean()),
-                   n_unknown=int(comp.unknown.iloc[0]) if len(comp) else 0)
-
-# %% ../nbs/22_kg_neighbours.ipynb #080b1e92
-def _perturbqa_loop(train_df, test_df, neighbours, k=None):
-    "Reference per-pair loop of `perturbqa_predict` for ranked lists, uniform weights (tests and benchmarks)."
-    lab = {(p, g): y for p, g, y in zip(train_df.pert, train_df.gene, train_df.label)}
-    base = train_df.groupby('gene').label.mean()
-    out = []
-    for p, g in zip(test_df.pert, test_df.gene):
-        ys = [lab[(n, g)] for n in dict.fromkeys(neighbours.get(p, [])) if (n, g) in lab][:k]
-        out.append(np.mean(ys) if ys else base.get(g, train_df.label.mean()))
-    return np.array(out)
-
-# %% ../nbs/22_kg_neighbours.ipynb #6667865e
-@dataclass
-class KGraph:
-    "A weighted gene graph: row q of the sparse adjacency `W` holds gene q's neighbours and their weights."
-    name: str # e.g. 'string', 'go', 'corum', 'genesets', 'union'
-    genes: pd.Index # node names (official symbols), rows and columns of W
-    W: sp.csr_matrix # n×n non-negative weights, 0 = no edge, zero diagonal
-    weighted: bool = True # False: every edge has weight 1 (ties are broken at random with a seed)
-    def __post_init__(self):
-        self.genes = pd.Index(self.genes)
-        W = sp.csr_matrix(self.W, dtype=float)
-        if W.shape != (len(self.genes), len(self.genes)):
-            raise ValueError(f"W has shape {W.shape} but there are {len(self.genes)} genes; W must be genes × genes")
-        if not self.genes.is_unique: raise ValueError("genes has duplicates; merge their edges first (graph_from_edges does)")
-        W.setdiag(0); W.eliminate_zeros(); W.sort_indices()
-        self.W = W
-    @property
-    def n_edges(self) -> int: return int(self.W.nnz)
-    def __contains__(self, gene) -> bool: return gene in self.genes
-    def neighbours(self, gene:str) -> pd.Series:
-        "Neighbours of `gene` with their weights, strongest first (empty for an unknown gene)."
-        if gene not in self.genes: return pd.Series(dtype=float)
-        r = self.W[self.genes.get_loc(gene)]
-        return pd.Series(r.data, index=self.genes[r.indices]).sort_values(ascending=False, kind='stable')
-    def subgraph(self, genes) -> 'KGraph':
-        "The graph restricted to `genes` (those present)."
-        idx = self.genes.get_indexer(pd.Index(genes).unique()); idx = idx[idx >= 0]
-        return KGraph(self.name, self.genes[idx], self.W[idx][:, idx], self.weighted)
-    def __repr__(self):
-        deg = np.diff(self.W.indptr)
-        return (f"KGraph({self.name!r}: {len(self.genes)} genes, {self.n_edges} directed edges, "
-                f"median degree {int(np.median(deg)) if len(deg) else 0}, {'weighted' if self.weighted else 'unweighted'})")
-
-def graph_from_edges(a, b, # edge end points (gene symbols)
-                     w=None, # edge weights (default 1: unweighted)
-                     name:str='graph',
-                     symmetric:bool=True, # add every edge in both directions
-                     normalize:bool=True, # map names to official symbols (normalize_symbols)
-                    ) -> KGraph:
-    "A `KGraph` from an edge list (duplicate edges keep their largest weight; self-loops dropped)."
-    from llm_perturb.data import normalize_symbols
-    a, b = list(a), list(b)
-    if len(a) != len(b): raise ValueError(f"a has {len(a)} end points but b has {len(b)}; give one b per a")
-    weighted = w is not None
-    w = np.ones(len(a)) if w is None else np.asarray(w, dtype=float)
-    if normalize: a, b = normalize_symbols(a), normalize_symbols(b)
-    e = pd.DataFrame(dict(a=a, b=b, w=w))
-    if symmetric: e = pd.concat([e, e.rename(columns=dict(a='b', b='a'))], ignore_index=True)
-    e = e[e.a != e.b].groupby(['a', 'b'], sort=False).w.max().reset_index()
-    genes = pd.Index(sorted(set(e.a) | set(e.b)))
-    W = sp.csr_matrix((e.w.to_numpy(), (genes.get_indexer(e.a), genes.get_indexer(e.b))), shape=(len(genes),) * 2)
-    return KGraph(name, genes, W, weighted)
-
-# %% ../nbs/22_kg_neighbours.ipynb #b6ebcdba
-def _top_per_row(M:sp.spmatrix, top:int|None, seed:int|None=None) -> sp.csr_matrix:
-    "Keep each row's `top` largest entries (ties in random order when seed is given, else by column)."
-    M = sp.csr_matrix(M)
-    if top is None: return M
-    C = M.tocoo()
-    tie = np.random.default_rng(seed).random(C.nnz) if seed is not None else C.col
-    order = np.lexsort((tie, -C.data, C.row))
-    r = C.row[order]
-    start = np.r_[0, np.flatnonzero(np.diff(r)) + 1] if len(r) else np.zeros(0, int)
-    rank = np.arange(len(r)) - np.repeat(start, np.diff(np.r_[start, len(r)]))
-    sel = order[rank < top]
-    return sp.csr_matrix((C.data[sel], (C.row[sel], C.col[sel])), shape=M.shape)
-
-def membership_graph(sets:Mapping, # set name -> member genes
-                     name:str='sets',
-                     genes=None, # restrict nodes to these genes (default: every member)
-                     top:int|None=None, # keep each gene's `top` most similar genes (None: all)
-                     min_jaccard:float=0.0, # drop pairs with Jaccard <= min_jaccard
-                     min_size:int=2, max_size:int|None=None, # sets outside these sizes are ignored
-                     normalize:bool=True, # map members to official symbols
-                     chunk:int=2000, # rows per block of the Jaccard computation
-                    ) -> KGraph:
-    "A gene graph weighted by the Jaccard index of the genes' set memberships."
-    from llm_perturb.data import normalize_symbols
-    m = pd.DataFrame([(s, g) for s, members in sets.items() for g in members], columns=['set', 'gene'])
-    if normalize:
-        u = pd.unique(m.gene)
-        m['gene'] = m.gene.map(dict(zip(u, normalize_symbols(list(u)))))
-    m = m.drop_duplicates()
-    size = m.groupby('set').gene.transform('size')
-    m = m[(size >= min_size) & ((size <= max_size) if max_size else True)]
-    if genes is not None:
-        keep = set(normalize_symbols(list(genes)) if normalize else genes)
-        m = m[m.gene.isin(keep)]
-    nodes, si = pd.Index(sorted(m.gene.unique())), pd.factorize(m.set)[0]
-    I = sp.csr_matrix((np.ones(len(m)), (nodes.get_indexer(m.gene), si)), shape=(len(nodes), si.max() + 1 if len(si) else 0))
-    deg = np.asarray(I.sum(axis=1)).ravel()
-    blocks = []
-    for s0 in range(0, len(nodes), chunk):
-        inter = (I[s0:s0 + chunk] @ I.T).tocoo()
-        r = inter.row + s0
-        jac = inter.data / (deg[r] + deg[inter.col] - inter.data)
-        ok = (jac > min_jaccard) & (r != inter.col)
-        B = sp.csr_matrix((jac[ok], (inter.row[ok], inter.col[ok])), shape=(min(chunk, len(nodes) - s0), len(nodes)))
-        blocks.append(_top_per_row(B, top))
-    W = sp.vstack(blocks).tocsr() if blocks else sp.csr_matrix((0, 0))
-    return KGraph(name, nodes, W, weighted=True)
-
-# %% ../nbs/22_kg_neighbours.ipynb #1a69fb4d
-def string_graph(min_score:int=700, # STRING combined score threshold (0–1000)
-                 genes=None, # restrict nodes to these genes
-                ) -> KGraph:
-    "STRING v12 protein–protein associations (score ≥ min_score), weight = score / 1000."
-    from llm_perturb.data import load_string
-    s = load_string(min_score)
-    g = graph_from_edges(s.gene_a, s.gene_b, s.combined_score / 1000.0, name='string')
-    return g if genes is None else g.subgraph(_norm(genes))
-
-def _norm(genes):
-    from llm_perturb.data import normalize_symbols
-    return normalize_symbols(list(genes))
-
-def go_graph(genes=None, # restrict nodes to these genes (GEARS: the data set's perturbations)
-             top:int|None=20, # each gene's `top` most similar genes
-             min_jaccard:float=0.1, # GEARS keeps Jaccard > 0.1
-             ontology:str='BP', # GO branch
-            ) -> KGraph:
-    "GEARS-style GO graph: Jaccard of GO annotation sets, top `top` per gene."
-    from llm_perturb.data import load_gene2go
-    go = load_gene2go(ontology, drop_nd=True)
-    return membership_graph(go.groupby('go_id').symbol.agg(list).to_dict(), 'go', genes, top, min_jaccard)
-
-def corum_graph(genes=None, # restrict nodes to these genes
-                max_size:int|None=None, # ignore complexes larger than this
-                top:int|None=None, # keep each gene's top neighbours
-               ) -> KGraph:
-    "CORUM complex co-membership, weight = Jaccard of the two genes' complex sets."
-    from llm_perturb.data import load_corum
-    c = load_corum()
-    return membership_graph(dict(zip(c.complex_id.astype(str), c.subunits)), 'corum', genes, top, max_size=max_size)
-
-def geneset_graph(libraries=('reactome', 'hallmark'), # load_gmt names or .gmt paths
-                  genes=None, # restrict nodes to these genes
-                  min_size:int=5, max_size:int=500, # set sizes kept
-                  top:int|None=None, # keep each gene's top neighbours
-                 ) -> KGraph:
-    "Gene-set co-membership (Reactome, Hallmark, …), weight = Jaccard of the genes' set memberships."
-    from llm_perturb.data import load_gmt
-    sets = {f"{lib}:{k}": v for lib in libraries for k, v in load_gmt(lib).items()}
-    return membership_graph(sets, 'genesets', genes, top, min_size=min_size, max_size=max_size)
-
-def union_graph(graphs:Sequence[KGraph], # graphs to merge
-                weights:Sequence[float]|None=None, # λ per graph (default 1)
-                name:str='union',
-               ) -> KGraph:
-    "The weighted sum of graphs over the union of their genes."
-    if not graphs: raise ValueError("union_graph needs at least one graph")
-    weights = [1.0] * len(graphs) if weights is None else list(weights)
-    if len(weights) != len(graphs): raise ValueError(f"{len(weights)} weights for {len(graphs)} graphs; give one λ per graph")
-    genes = pd.Index(sorted(set().union(*[set(g.genes) for g in graphs])))
-    W = sp.csr_matrix((len(genes), len(genes)))
-    for g, lam in zip(graphs, weights):
-        idx = genes.get_indexer(g.genes)
-        C = g.W.tocoo()
-        W = W + lam * sp.csr_matrix((C.data, (idx[C.row], idx[C.col])), shape=W.shape)
-    return KGraph(name, genes, W, weighted=True)
-
-# %% ../nbs/22_kg_neighbours.ipynb #0d23caab
-GRAPH_SOURCES = ('string', 'go', 'corum', 'genesets')
-
-def graphs_for(genes=None, # node universe (e.g. all perturbations of the data sets in the run); None: whole sources
-               sources:Sequence[str]=GRAPH_SOURCES, # which graphs to build
-               union:bool=True, # also build 'union' of the built graphs
-               go_top:int|None=20, # GEARS-style top-k of the GO graph
-               union_weights:Mapping|None=None, # λ per source in the union (default 1)
-               verbose:bool=True,
-              ) -> dict[str, KGraph]:
-    "Build the named graphs (and their union) on one gene universe."
-    build = {'string': lambda: string_graph(genes=genes), 'go': lambda: go_graph(genes, top=go_top),
-             'corum': lambda: corum_graph(genes), 'genesets': lambda: geneset_graph(genes=genes)}
-    bad = [s for s in sources if s not in build]
-    if bad: raise ValueError(f"unknown graph source(s) {bad}; use some of {list(build)}")
-    out = {}
-    for s in sources:
-        t0 = time.perf_counter(); out[s] = build[s]()
-        if verbose: print(f"{out[s]}  [{time.perf_counter() - t0:.1f} s]")
-    if union and out:
-        lam = union_weights or {}
-        out['union'] = union_graph(list(out.values()), [lam.get(s, 1.0) for s in out])
-        if verbose: print(out['union'])
-    return out
-
-# %% ../nbs/22_kg_neighbours.ipynb #63b5f1ce
-def _kg_sub(graph:KGraph, queries:list, train:list, on_missing:str):
-    "(sparse query × train weights without self-edges, column names, missing queries)."
-    if on_missing not in ('empty', 'raise'): raise ValueError(f"on_missing={on_missing!r}; use 'empty' or 'raise'")
-    if not train: raise ValueError("train_perts is empty; neighbours are chosen among training perturbations, so give at least one")
-    qn, tn = _norm(queries), _norm(train)
-    t_of = {}  # official symbol -> first training name with it
-    for o, t in zip(tn, train): t_of.setdefault(o, t)
-    tcols = pd.Index(list(t_of))
-    ti = graph.genes.get_indexer(tcols)
-    qi = graph.genes.get_indexer(qn)
-    missing = [q for q, i in zip(queries, qi) if i < 0]
-    if missing and on_missing == 'raise':
-        raise ValueError(f"{len(missing)} query gene(s) not in the {graph.name!r} graph, e.g. {missing[:5]}; check the "
-                         "symbols (normalize_symbols maps aliases), use a larger graph (union), or on_missing='empty'")
-    S = sp.diags((qi >= 0).astype(float)) @ graph.W[np.where(qi >= 0, qi, 0)][:, ti[ti >= 0]]
-    cols = tcols[ti >= 0]
-    self_hit = cols.get_indexer(qn)  # the query itself, if it is a training perturbation
-    C = S.tocoo()
-    keep = (C.data > 0) & (C.col != self_hit[C.row])
-    S = sp.csr_matrix((C.data[keep], (C.row[keep], C.col[keep])), shape=S.shape)
-    return S, [t_of[c] for c in cols], missing
-
-def kg_similarity(graph:KGraph, # the knowledge graph
-                  query, # a gene symbol or a list of them (test perturbations)
-                  train_perts:Sequence, # training perturbations (columns)
-                  on_missing:str='empty', # query not in the graph: 'empty' (an all-zero row) or 'raise'
-                 ) -> pd.DataFrame: # query × training perturbations, edge weights (0: no edge; self excluded)
-    "Dense query × training-perturbation edge weights of a graph (the whole ranked neighbourhood of every query)."
-    queries = [query] if isinstance(query, str) else list(query)
-    train = list(dict.fromkeys(train_perts))
-    S, cols, _ = _kg_sub(graph, queries, train, on_missing)
-    return pd.DataFrame(S.toarray(), index=pd.Index(queries), columns=cols).reindex(columns=train, fill_value=0.0)
-
-def kg_neighbours(graph:KGraph, # the knowledge graph
-                  query, # a gene symbol or a list of them (test perturbations)
-                  train_perts:Sequence, # training perturbations (neighbours are chosen among these)
-                  k:int|None=20, # cap on the neighbourhood size (None: all)
-                  seed:int=0, # seed of the random tie-breaking
-                  weighted:bool=False, # return {train: weight} dicts instead of ranked lists
-                  on_missing:str='empty', # query not in the graph: 'empty' (fallback later) or 'raise'
-                  return_info:bool=False, # also return {'n_missing', 'missing', 'sizes'}
-                 ) -> dict:
-    "Each query's strongest graph neighbours among the training perturbations (query -> ranked list)."
-    if k is not None and k < 1: raise ValueError(f"k={k}; use a positive integer or None")
-    queries = [query] if isinstance(query, str) else list(query)
-    S, cols, missing = _kg_sub(graph, queries, list(dict.fromkeys(train_perts)), on_missing)
-    C = S.tocoo()
-    order = np.lexsort((np.random.default_rng(seed).random(C.nnz), -C.data, C.row))  # strongest first, random ties
-    row, col, w = C.row[order], C.col[order], C.data[order]
-    rank = np.arange(len(row)) - np.searchsorted(row, row)
-    sel = rank < (k if k is not None else len(cols) + 1)
-    row, col, w = row[sel], col[sel], w[sel]
-    bounds = np.searchsorted(row, np.arange(len(queries) + 1))
-    names = np.array(cols, dtype=object)[col]
-    out = {}
-    for r, q in enumerate(queries):
-        a, b = bounds[r], bounds[r + 1]
-        out[q] = dict(zip(names[a:b].tolist(), w[a:b].tolist())) if weighted else names[a:b].tolist()
-    if not return_info: return out
-    return out, dict(n_missing=len(missing), missing=missing, sizes=np.array([len(v) for v in out.values()]))
-
-# %% ../nbs/22_kg_neighbours.ipynb #4492999e
-def perturbqa_cv(train_df:pd.DataFrame, # the training split: pert, gene, label
-                 neighbours_for:Callable, # (queries, train_perts) -> neighbours (e.g. partial of kg_neighbours)
-                 ks:Sequence=(5, 20), alphas:Sequence=(0.0, 0.5, 2.0), gammas:Sequence=(0.0, 1.0), # the grid
-                 n_folds:int=5, seed:int=0, prior_k:int=20,
-                ) -> pd.DataFrame: # one row per (k, alpha, gamma): mean and sd of the fold AUROCs, sorted best first
-    "Grid search of (k, alpha, gamma) for `perturbqa_predict` by K-fold CV over the training perturbations."
-    from llm_perturb.data import kfold_perturbations
-    from llm_perturb.metrics import auroc_per_gene
-    if train_df.pert.nunique() < n_folds:
-        raise ValueError(f"{train_df.pert.nunique()} training perturbations for {n_folds} folds; use fewer folds")
-    rows = []
-    for f, (tr_p, va_p) in enumerate(kfold_perturbations(train_df.pert, n_folds, seed)):
-        tr, va = train_df[train_df.pert.isin(set(tr_p))], train_df[train_df.pert.isin(set(va_p))]
-        nb = neighbours_for(list(pd.unique(va.pert)), list(pd.unique(tr.pert)))
-        pc, gc = pd.factorize(va.pert)[0], pd.factorize(va.gene)[0]  # integer codes: the metric is called many times
-        for k_ in ks:
-            comp = perturbqa_components(tr, va, nb, k_, prior_k)
-            for a in alphas:
-                for g in gammas:
-                    rows.append((k_ if k_ is not None else -1, a, g, f,
-                                 auroc_per_gene(pc, gc, combine_scores(comp, a, g), va.label.to_numpy())))
-    r = pd.DataFrame(rows, columns=['k', 'alpha', 'gamma', 'fold', 'auroc'])
-    out = r.groupby(['k', 'alpha', 'gamma']).auroc.agg(['mean', 'std']).reset_index()
-    out['k'] = out.k.astype(object).where(out.k >= 0, None)
-    return out.sort_values('mean', ascending=False, kind='stable').reset_index(drop=True)
-
-def best_params(cv:pd.DataFrame) -> dict:
-    "The best row of `perturbqa_cv` as keyword arguments of `perturbqa_predict`."
-    b = cv.iloc[0]
-    return dict(k=None if b.k is None else int(b.k), alpha=float(b.alpha), gamma=float(b.gamma))
+# %% ../nbs/22_kg_neighbours.ipynb #d4e5f6a7
+def kg_params():
+    "The parameter spec of the KG notebook (for `params.check_params`)."
+    from llm_perturb.params import COMMON, PosInt, NonNegInt, ListOf, NonEmptyStr
+    return {**COMMON, "cell_line": NonEmptyStr | None, "cell_lines": ListOf(NonEmptyStr) | None,
+            "llm_cell_line": NonEmptyStr, "llm_n_test": NonNegInt, "llm_n_sim": NonNegInt, "k": PosInt}
 
 # %% ../nbs/22_kg_neighbours.ipynb #5bb1b16b
-PERTURBQA_PUBLISHED = pd.DataFrame(
-    [('de', 'GEARS', .55, .49, .48), ('de', 'GenePT-Prot', .59, .56, .54), ('de', 'retrieval (no LLM)', .58, .59, .56),
-     ('de', 'SUMMER', .62, .59, .62), ('dir', 'SUMMER', .64, .64, .66)],
-    columns=['task', 'method', 'k562', 'rpe1', 'hepg2'])
-
 def perturbqa_lines(cell_line:str|None=None, # one cell line (wins over cell_lines)
                     cell_lines:Sequence|None=None, # several; None: every line with a -de.csv and -dir.csv pair
                    ) -> list[str]:
@@ -612,6 +72,7 @@ def perturbqa_oracle(train_df:pd.DataFrame, # training pairs
         if rows.any(): out[rows] = perturbqa_predict(train_df, test_df[rows], S, k=k)
     return out
 
+# %% ../nbs/22_kg_neighbours.ipynb #dadd6e77
 def evaluate_perturbqa(cell_line:str, # a PerturbQA cell line
                        task:str, # 'de' or 'dir'
                        graphs:Mapping[str, KGraph], # name -> graph (e.g. from graphs_for)
@@ -646,30 +107,6 @@ def evaluate_perturbqa(cell_line:str, # a PerturbQA cell line
     return pd.DataFrame(rows).assign(cell_line=cell_line, task=task, n_test_pairs=len(te), n_test_perts=len(q))
 
 # %% ../nbs/22_kg_neighbours.ipynb #1c0ea2fd
-def membership_matrix(lists:Mapping[str, Sequence[str]], # item -> member genes
-                      genes:Sequence|None=None, # column order (default: sorted union)
-                     ) -> tuple[sp.csr_matrix, list, pd.Index]:
-    "Sparse 0/1 item × gene membership matrix of gene lists."
-    items = list(lists)
-    genes = pd.Index(sorted({g for v in lists.values() for g in v}) if genes is None else genes)
-    r = np.repeat(np.arange(len(items)), [len(lists[i]) for i in items])
-    c = genes.get_indexer([g for i in items for g in lists[i]])
-    ok = c >= 0
-    M = sp.csr_matrix((np.ones(ok.sum()), (r[ok], c[ok])), shape=(len(items), len(genes)))
-    M.data[:] = 1.0  # duplicates once
-    return M, items, genes
-
-def top_overlap(scores:np.ndarray, # m × G predicted scores
-                truth:sp.spmatrix, # m × G 0/1 true sets
-                k:int=100, # size of the predicted set
-               ) -> np.ndarray: # per row: |predicted top-k ∩ true set| / k
-    "Precision@k of each row's k best-scoring genes against its true set."
-    if k > scores.shape[1]: raise ValueError(f"k={k} but only {scores.shape[1]} genes are scored; use k <= {scores.shape[1]}")
-    top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-    T = sp.csr_matrix(truth)
-    hits = np.asarray(T[np.repeat(np.arange(len(scores)), k), top.ravel()]).reshape(len(scores), k)
-    return hits.sum(axis=1) / k
-
 def evaluate_signatures(sigs:Mapping, # perturbation -> {'up_full': [...]} (load_signatures)
                         graphs:Mapping[str, KGraph], # name -> graph
                         top:int=100, # size of the true and predicted sets
@@ -692,30 +129,10 @@ def evaluate_signatures(sigs:Mapping, # perturbation -> {'up_full': [...]} (load
         for name, g in graphs.items():
             preds[f'kg_{name}'] = neighbour_predict(Mtr, kg_neighbours(g, te_p, tr_p, k=k, seed=seed), train_names=tr_p) + tie
         for m, P in preds.items():
-            rows += [dict(method=m, perturbation=p, precision=v) for p, v in zip(te_p, top_overlap(P, Mte, top))]
+            rows += [dict(method=m, perturbation=p, precision=v) for p, v in zip(te_p, topk_precision(P, Mte, top, ties='partition'))]
     return pd.DataFrame(rows)
 
 # %% ../nbs/22_kg_neighbours.ipynb #ae159c71
-def group_means(X, # cells × genes (dense or sparse)
-                groups, # one label per cell
-               ) -> tuple[np.ndarray, pd.Index]: # (groups × genes means, group labels)
-    "Per-group mean rows as one sparse indicator product."
-    codes, labels = pd.factorize(np.asarray(groups))
-    G = sp.csr_matrix((np.ones(len(codes)), (codes, np.arange(len(codes)))), shape=(len(labels), len(codes)))
-    S = G @ X
-    S = S.toarray() if sp.issparse(S) else np.asarray(S)
-    return S / np.asarray(G.sum(axis=1)), pd.Index(labels)
-
-def rowwise_pearson(P:np.ndarray, # m × g predictions
-                    T:np.ndarray, # m × g truths
-                   ) -> np.ndarray: # m Pearson r (0 when a row is constant, like metrics.pearson_delta)
-    "Pearson r of each row of P with the same row of T."
-    def z(A):
-        A = np.asarray(A, float) - np.mean(A, axis=1, keepdims=True)
-        n = np.linalg.norm(A, axis=1, keepdims=True)
-        return np.divide(A, n, out=np.zeros_like(A), where=n > 0)
-    return np.einsum('ij,ij->i', z(P), z(T))
-
 def simulated_deltas(adata:ad.AnnData, # simulate_perturbseq cells (obs: perturbation, is_control, replicate)
                     ) -> tuple[pd.DataFrame, np.ndarray]: # (perturbation × gene observed deltas, control mean)
     "Observed deltas (mean of a knockout's cells minus the control mean) of simulated cells."
@@ -751,14 +168,6 @@ def evaluate_continuous(deltas:pd.DataFrame, # perturbation × gene observed del
     return preds, sizes
 
 # %% ../nbs/22_kg_neighbours.ipynb #9bfc4f58
-CELL_LINE_TEXT = {'k562': 'K562 (chronic myelogenous leukaemia, CRISPRi)', 'rpe1': 'RPE1 (hTERT retinal pigment epithelium, CRISPRi)',
-                  'hepg2': 'HepG2 (hepatocellular carcinoma, CRISPRi)', 'jurkat': 'Jurkat (T-cell leukaemia, CRISPRi)',
-                  'simulated': 'a simulated cell line (knockouts acting through complexes and pathways)'}
-
-def cell_line_text(cell_line:str) -> str:
-    "A short description of a cell line (a generic one for lines without a text)."
-    return CELL_LINE_TEXT.get(str(cell_line).strip().lower(), f"the {cell_line} cell line")
-
 def edit_schema(pool:Sequence[str], # names allowed as additions
                 neighbourhood:Sequence[str], # names allowed as removals
                 max_add:int=3, max_remove:int=3,
@@ -802,6 +211,7 @@ def edit_prompt(query:str, cell_line:str, neighbourhood:Sequence[str], pool:Sequ
             f"Query gene: {query}{' (' + context + ')' if context else ''}\n"
             f"Current neighbours: {', '.join(neighbourhood) or '(none)'}\nJSON:")
 
+# %% ../nbs/22_kg_neighbours.ipynb #30747c07
 @dataclass
 class Edit:
     "A parsed neighbourhood edit: valid additions/removals and counts of what was ignored."
@@ -856,38 +266,35 @@ def llm_edit_neighbourhoods(neighbourhoods:Mapping[str, Sequence[str]], # query 
                             model:str|None=None, # litellm model (default: the embedded model)
                             context:Mapping[str, str]|None=None, # query -> one-line context (gene_context)
                             cache=None, # ResponseCache or JSONL path
-                            limit:int|None=None, # most new LLM calls
+                            budget=None, # the run's llm.Budget (None: no limit)
+                            limit:int|None=None, # most new LLM calls of this loop (on top of the budget)
                             label:str='', # printed with the call count (e.g. the fold)
-                            **kw, # passed to complete_many
+                            **kw, # passed to select.run_requests / complete_many
                            ) -> tuple[dict, pd.DataFrame, list]: # (query -> edited set, per-query counts, LLMResults)
-    "Ask an LLM to edit each KG neighbourhood; invalid edits ignored and counted; failures keep the KG set."
-    from llm_perturb.llm import complete_many, DEFAULT_MODEL
+    "Ask an LLM to edit each KG neighbourhood (the shared selection loop); invalid edits ignored and counted; failures keep the KG set."
+    from llm_perturb.llm import DEFAULT_MODEL
     model = model or DEFAULT_MODEL
     qs = [q for q in neighbourhoods if neighbourhoods[q] or pools.get(q)]  # nothing to add or remove: no call
     skipped = [q for q in neighbourhoods if q not in qs]
-    prompts = [edit_prompt(q, cell_line, neighbourhoods[q], pools.get(q, []), (context or {}).get(q, '')) for q in qs]
-    schemas = [edit_schema(pools.get(q, []), neighbourhoods[q]) for q in qs]
-    print(f"kg_llm_edit{' ' + label if label else ''}: {len(prompts)} LLM calls ({model}; cached answers are free; "
-          f"at most {limit if limit is not None else 'unlimited'} new){f'; {len(skipped)} queries skipped (empty neighbourhood and pool)' if skipped else ''}")
-    results, groups = [None] * len(qs), {}  # one complete_many per distinct schema (enums differ per query)
-    for i, s in enumerate(schemas): groups.setdefault(json.dumps(s, sort_keys=True), []).append(i)
-    used, max_tokens = 0, kw.pop('max_tokens', 160)
-    for key, idx in groups.items():
-        lim = None if limit is None else max(0, limit - used)
-        res = complete_many([prompts[i] for i in idx], model=model, schema=json.loads(key), cache=cache, limit=lim,
-                            max_tokens=max_tokens, progress=False, **kw)
-        used += sum(1 for r in res if not r.cached and r.text is not None)
-        for i, r in zip(idx, res): results[i] = r
+    req = pd.DataFrame(dict(query=qs, model=model,
+                            prompt=[edit_prompt(q, cell_line, neighbourhoods[q], pools.get(q, []), (context or {}).get(q, '')) for q in qs],
+                            schema=[edit_schema(pools.get(q, []), neighbourhoods[q]) for q in qs]))
+    print(f"kg_llm_edit{' ' + label if label else ''}: {len(qs)} LLM calls ({model}; cached answers are free; "
+          f"at most {limit if limit is not None else 'the budget'} new){f'; {len(skipped)} queries skipped (empty neighbourhood and pool)' if skipped else ''}")
+    def parse(r, row):
+        e = parse_edit(r.parsed if r.parsed is not None else r.text, row['query'], neighbourhoods[row['query']], train_perts) \
+            if r.text is not None else Edit([], [], ok=False)
+        return dict(edit=e, status='ok' if e.ok else 'unparsed')
+    sel = run_requests(req, parse, cache, budget, limit, max_tokens=kw.pop('max_tokens', 160), **kw) if qs else req
     edited, rows = {}, []
-    for q, r in zip(qs, results):
-        e = parse_edit(r.parsed if r.parsed is not None else r.text, q, neighbourhoods[q], train_perts) if r.text is not None else Edit([], [], ok=False)
+    for q, e, r in zip(qs, sel.get('edit', []), sel.get('result', [])):
         edited[q] = apply_edit(neighbourhoods[q], e)
         rows.append(dict(query=q, ok=e.ok and r.error is None, n_kg=len(neighbourhoods[q]), n_add=len(e.add), n_remove=len(e.remove),
                          n_invalid=e.n_invalid, no_change=e.n_valid == 0, n_final=len(edited[q]), text=r.text))
     for q in skipped:
         edited[q] = list(neighbourhoods[q])
         rows.append(dict(query=q, ok=False, n_kg=0, n_add=0, n_remove=0, n_invalid=0, no_change=True, n_final=0, text=None))
-    return edited, pd.DataFrame(rows), results
+    return edited, pd.DataFrame(rows), list(sel.get('result', []))
 
 # %% ../nbs/22_kg_neighbours.ipynb #cf3b5e50
 @dataclass

@@ -11,40 +11,31 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .llm import (DEFAULT_MODEL, ResponseCache, complete_many, parse_json, selection_schema,
-                             usage_summary)
+from .llm import DEFAULT_MODEL, parse_json, selection_schema
 from .data import data_path, normalize_symbols, symbol_map, perturbqa_cell_lines
-from .kg import neighbour_predict, label_matrix
+from .neighbours import neighbour_predict, label_matrix, rowwise_pearson
+from .select import cell_line_context, plan_requests, request_usage, run_requests, unsent
 
 # %% auto #0
-__all__ = ['CELL_LINE_CONTEXTS', 'CELL_LINE_NAMES', 'GENERIC_CONTEXT', 'CANDIDATE_ORDERS', 'SYSTEM_PROMPT', 'LANGPERT_TEMPLATE',
-           'FALLBACK_STATUSES', 'AGGREGATORS', 'PUBLISHED_PERTURBQA', 'cell_line_context', 'prepare_candidates',
-           'check_gene_symbol', 'langpert_prompt', 'extract_selection', 'match_to_pool', 'parse_selection',
-           'selection_requests', 'plan_calls', 'run_selections', 'not_sent', 'selection_usage', 'selection_stats',
-           'langpert_predict', 'mean_baseline', 'ranked_by_similarity', 'oracle_neighbours', 'label_oracle_neighbours',
-           'continuous_scores', 'set_matrix', 'topk_overlap', 'check_cell_line']
+__all__ = ['LANGPERT_RULES', 'CANDIDATE_ORDERS', 'SYSTEM_PROMPT', 'LANGPERT_TEMPLATE', 'FALLBACK_STATUSES', 'AGGREGATORS',
+           'langpert_params', 'prepare_candidates', 'check_gene_symbol', 'langpert_prompt', 'extract_selection',
+           'match_to_pool', 'parse_selection', 'selection_requests', 'plan_calls', 'run_selections', 'not_sent',
+           'selection_stats', 'langpert_predict', 'mean_baseline', 'ranked_by_similarity', 'oracle_neighbours',
+           'label_oracle_neighbours', 'continuous_scores', 'check_cell_line']
 
-# %% ../nbs/20_langpert.ipynb #3dc1eb29
-CELL_LINE_CONTEXTS = {
-    "k562": ("K562 is a chronic myeloid leukaemia line (BCR-ABL1 positive, erythroid features). Knockdown responses "
-             "there are dominated by ribosome biogenesis and translation, mRNA processing, transcription, "
-             "mitochondrial function and stress responses."),
-    "rpe1": ("hTERT RPE-1 is a non-cancerous, near-diploid retinal pigment epithelial line with intact p53. "
-             "Knockdown responses there are dominated by p53 activation and cell-cycle arrest, ribosome "
-             "biogenesis and translation, mRNA processing and mitochondrial function."),
-}
-CELL_LINE_NAMES = {"k562": "K562", "rpe1": "RPE1", "hepg2": "HepG2", "jurkat": "Jurkat"}
-GENERIC_CONTEXT = "The experiment is a CRISPRi knockdown screen in {name} cells."
+# %% ../nbs/20_langpert.ipynb #a1b2c3d4
+def langpert_params():
+    "The parameter spec of the LangPert notebook (for `params.check_params`)."
+    from llm_perturb.params import COMMON, PosInt, OneOf, ListOf, NonEmptyStr
+    return {**COMMON, "compare_model": NonEmptyStr | None, "cell_line": NonEmptyStr, "n_folds": PosInt,
+            "train_sizes": ListOf(PosInt | None, min_len=1), "llm_train_sizes": ListOf(PosInt | None, min_len=1),
+            "k": ListOf(PosInt, min_len=1), "kg_k": PosInt, "max_candidates": PosInt | None,
+            "candidate_order": OneOf(*CANDIDATE_ORDERS), "n_test_llm": PosInt | None, "n_sim_perts": PosInt,
+            "n_sim_genes": PosInt}
 
-def cell_line_context(cell_line:str, # e.g. 'k562', 'rpe1', 'hepg2'
-                      contexts:Mapping|None=None, # extra or replacement texts: {line: text}
-                     ) -> str:
-    "The context text of `cell_line` (a generic sentence naming it when none is known)."
-    if not isinstance(cell_line, str) or not cell_line.strip():
-        raise ValueError(f"cell_line must be a non-empty string such as 'k562', got {cell_line!r}")
-    key = cell_line.strip().lower()
-    texts = {**CELL_LINE_CONTEXTS, **{str(k_).lower(): v for k_, v in (contexts or {}).items()}}
-    return texts.get(key) or GENERIC_CONTEXT.format(name=CELL_LINE_NAMES.get(key, cell_line.strip()))
+LANGPERT_RULES = [(lambda v: set(v["llm_train_sizes"]) <= set(v["train_sizes"]),
+                   "llm_train_sizes must be a subset of train_sizes (the LLM is asked at sizes the sweep runs)"),
+                  (lambda v: v["n_folds"] >= 2, "n_folds must be at least 2 (cross-validation)")]
 
 # %% ../nbs/20_langpert.ipynb #572b8b32
 CANDIDATE_ORDERS = ("alphabetical", "given", "random")
@@ -154,6 +145,7 @@ def extract_selection(text:str|None # the model's answer
             return [n for n in map(_as_name, names) if n], (str(reasoning) if reasoning is not None else None)
     return None, None
 
+# %% ../nbs/20_langpert.ipynb #d2b08547
 def match_to_pool(names:Sequence[str], # names as the model wrote them
                   pool:Sequence[str], # the candidate pool (names as in the data)
                   k_max:int|None=None, # keep at most this many valid names
@@ -193,103 +185,57 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
                        k_min:int=5, k_max:int=10, # selection size asked for
                        contexts:Mapping|None=None, # extra context texts
                        check_genes:bool=True, # require known gene symbols as queries
+                       constrain:bool|None=None, # enum-constrained JSON schema (default: for local/ models)
+                       reasoning_chars:int=80, # maxLength of the constrained reasoning
                        **labels, # extra columns, e.g. task='sim', fold=0
                       ) -> pd.DataFrame:
-    "One request row per query: labels, model, query, candidates (tuple), prompt."
+    "One request row per query: labels, model, query, candidates (tuple), prompt, schema."
     queries = [str(q) for q in queries]
     if check_genes: [check_gene_symbol(q) for q in queries]
     base = prepare_candidates(train, None, order, max_candidates, seed, prior)
+    constrain = model.startswith("local/") if constrain is None else bool(constrain)
     rows = []
     for q in queries:
         cands = tuple(base) if q not in base else tuple(prepare_candidates(train, q, order, max_candidates, seed, prior))
+        schema = None
+        if constrain:
+            schema = selection_schema(list(cands), k_min, k_max)
+            schema["properties"]["reasoning"]["maxLength"] = reasoning_chars
         rows.append(dict(**labels, model=model, query=q, candidates=cands, k_min=k_min, k_max=k_max,
-                         prompt=langpert_prompt(q, cands, cell_line, k_min, k_max, contexts, check_gene=False)))
-    return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt"])
+                         prompt=langpert_prompt(q, cands, cell_line, k_min, k_max, contexts, check_gene=False), schema=schema))
+    return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt", "schema"])
 
-def _constrained(model:str, constrain:bool|None) -> bool:
-    return model.startswith("local/") if constrain is None else bool(constrain)
+def _parse_row(result, row) -> dict:
+    "The select-loop parser: the answer mapped onto the row's candidate pool."
+    return parse_selection(result.text, row["candidates"], int(row["k_max"]))
 
-def _send(rows:pd.DataFrame, limit, cache, constrain, reasoning_chars, **kw) -> list:
-    "complete_many on rows sharing one model and candidate list."
-    r0 = rows.iloc[0]
-    schema = None
-    if _constrained(r0.model, constrain):
-        schema = selection_schema(list(r0.candidates), int(r0.k_min), int(r0.k_max))
-        schema["properties"]["reasoning"]["maxLength"] = reasoning_chars
-    return complete_many(rows.prompt.tolist(), model=r0.model, schema=schema, system=SYSTEM_PROMPT, cache=cache,
-                         limit=limit, **kw)
-
-def _groups(requests:pd.DataFrame):
-    "Row groups sharing (model, candidates), in order of first appearance."
-    key = requests.model + "|" + requests.candidates.map(",".join)
-    return [requests.loc[key == g] for g in pd.unique(key)]
+_SEND = dict(system=SYSTEM_PROMPT, max_tokens=256, temperature=0.0)  # what the cached answers were asked with
 
 def plan_calls(requests:pd.DataFrame, # from selection_requests (concatenated)
-               cache:ResponseCache|str|None=None, # the response cache (or its path)
+               cache=None, # the response cache (or its path)
                limit:int|None=None, # llm_limit of the run
                by:Sequence[str]=("task", "fold"), # columns to count by
-               constrain:bool|None=None, reasoning_chars:int=80, max_tokens:int=256, temperature:float=0.0, seed:int=0,
-               verbose:bool=True,
+               seed:int=0, verbose:bool=True,
               ) -> pd.DataFrame:
-    "Per group of `by`: prompts, cache hits and the new calls `limit` allows (asks only the cache)."
-    cache = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
-    hit = pd.Series(False, index=requests.index)
-    for rows in _groups(requests):
-        res = _send(rows, 0, cache, constrain, reasoning_chars, max_tokens=max_tokens, temperature=temperature,
-                    seed=seed, progress=False)
-        hit.loc[rows.index] = [r.cached for r in res]
-    by = [b for b in by if b in requests] or ["model"]
-    new = (~hit).astype(int)
-    seen = ~requests.duplicated(["model", "prompt"])  # a repeated prompt is one call
-    allowed = (new * seen).cumsum().clip(upper=limit if limit is not None else np.inf) if len(requests) else new
-    allowed = allowed.diff().fillna(allowed).astype(int)
-    plan = pd.DataFrame(dict(prompts=1, cached=hit.astype(int), new=new * seen, allowed=allowed))
-    plan = pd.concat([requests[by], plan], axis=1).groupby(by, sort=False, dropna=False).sum()
-    if verbose:
-        print(f"LLM calls planned ({requests.model.unique().tolist()}; llm_limit={limit}):")
-        print(plan.to_string())
-        print(f"total: {int(plan.prompts.sum())} prompts, {int(plan.cached.sum())} cached, "
-              f"{int(plan.new.sum())} new, {int(plan.allowed.sum())} allowed by llm_limit")
-    return plan
+    "Per group of `by`: prompts, cache hits and the new calls `limit` allows (`select.plan_requests`; nothing is sent)."
+    return plan_requests(requests, cache, limit, by, seed=seed, verbose=verbose, **_SEND)
 
 def run_selections(requests:pd.DataFrame, # from selection_requests (concatenated)
-                   cache:ResponseCache|str|None=None, # the response cache (or its path)
-                   limit:int|None=None, # most new calls (None: no limit)
-                   constrain:bool|None=None, # enum-constrained JSON (default: for local/ models)
-                   reasoning_chars:int=80, # maxLength of the constrained reasoning
-                   max_tokens:int=256, temperature:float=0.0, seed:int=0, concurrency:int=1, progress:bool=True,
-                   retries:int=3, # retries of a transient error (litellm reports provider exceptions as connection errors)
+                   cache=None, # the response cache (or its path)
+                   budget=None, # the run's llm.Budget (None: no limit)
+                   limit:int|None=None, # most new calls of this loop (on top of the budget)
+                   seed:int=0, concurrency:int=1, progress:bool=True, retries:int=3, **kwargs,
                   ) -> pd.DataFrame:
-    "Send the requests (cached, limited) and parse every answer: requests + selected, counts, status."
-    cache = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
-    out, left = {}, limit
-    for rows in _groups(requests):
-        res = _send(rows, left, cache, constrain, reasoning_chars, max_tokens=max_tokens, temperature=temperature,
-                    seed=seed, concurrency=concurrency, progress=progress, retries=retries)
-        if left is not None: left = max(0, left - usage_summary(res)["calls"])
-        for i, r in zip(rows.index, res):
-            if r.error is not None:
-                sent = "llm_limit" not in r.error
-                d = dict(selected=[], n_raw=0, n_out_of_pool=0, n_duplicate=0, n_truncated=0, out_of_pool=[],
-                         reasoning=None, status="error" if sent else "not_sent")
-            else: d = parse_selection(r.text, rows.loc[i, "candidates"], int(rows.loc[i, "k_max"]))
-            out[i] = dict(d, answer=r.text, error=r.error, cached=r.cached, result=r)
-    return pd.concat([requests, pd.DataFrame.from_dict(out, orient="index").reindex(requests.index)], axis=1)
+    "Send the requests through the shared selection loop and parse every answer: requests + selected, counts, status."
+    return run_requests(requests, _parse_row, cache, budget, limit, seed=seed, concurrency=concurrency,
+                        progress=progress, retries=retries, **_SEND, **kwargs)
 
 def not_sent(requests:pd.DataFrame) -> pd.DataFrame:
     "The requests as `run_selections` returns them when no call is made (every row `not_sent`)."
-    d = dict(selected=[[]] * len(requests), n_raw=0, n_out_of_pool=0, n_duplicate=0, n_truncated=0,
-             out_of_pool=[[]] * len(requests), reasoning=None, status="not_sent", answer=None, error=None,
-             cached=False, result=None)
-    return requests.assign(**d)
+    return unsent(requests, _parse_row)
 
 # %% ../nbs/20_langpert.ipynb #760057a3
-FALLBACK_STATUSES = ("empty", "unparsed", "error")
-
-def selection_usage(sel:pd.DataFrame # from run_selections
-                   ) -> dict:
-    "The results.json 'llm' block of a run: calls, cache hits, failures, tokens, cost (requests not sent excluded)."
-    return usage_summary([r for r, st_ in zip(sel.result, sel.status) if r is not None and st_ != "not_sent"])
+FALLBACK_STATUSES = ("empty", "unparsed", "failed")
 
 def selection_stats(sel:pd.DataFrame # from run_selections
                    ) -> dict:
@@ -399,42 +345,11 @@ def continuous_scores(pred, # queries × genes predictions (DataFrame or array)
     if P.shape != T.shape: raise ValueError(f"pred {P.shape} and true {T.shape} differ; align queries and genes")
     idx = np.argsort(-np.abs(T), axis=1, kind="stable")[:, :k]
     p, t = np.take_along_axis(P, idx, 1), np.take_along_axis(T, idx, 1)
-    pc, tc = p - p.mean(1, keepdims=True), t - t.mean(1, keepdims=True)
-    den = np.sqrt((pc ** 2).sum(1) * (tc ** 2).sum(1))
-    r = np.where(den > 0, (pc * tc).sum(1) / np.where(den > 0, den, 1), 0.0)
     index = pred.index if isinstance(pred, pd.DataFrame) else None
     return pd.DataFrame({f"mae_top{k}": np.abs(p - t).mean(1), f"mse_top{k}": ((p - t) ** 2).mean(1),
-                         f"pearson_top{k}": r}, index=index)
-
-def set_matrix(sets:Mapping[str, Sequence[str]], # name -> member genes
-               genes:Sequence[str]|None=None, # column order (default: all members, sorted)
-              ) -> tuple[sp.csr_matrix, pd.Index]:
-    "Binary sparse sets × genes membership matrix and its gene index (members outside `genes` ignored)."
-    genes = pd.Index(sorted({g for v in sets.values() for g in v}) if genes is None else genes)
-    rows = [(i, j) for i, v in enumerate(sets.values()) for j in genes.get_indexer(list(dict.fromkeys(v))) if j >= 0]
-    i, j = np.array(rows, dtype=int).reshape(-1, 2).T
-    return sp.csr_matrix((np.ones(len(i)), (i, j)), shape=(len(sets), len(genes))), genes
-
-def topk_overlap(scores:np.ndarray, # queries × genes predicted scores
-                 true:sp.spmatrix|np.ndarray, # queries × genes true top-k membership (0/1)
-                 k:int=100, # size of the predicted set
-                 tiebreak:np.ndarray|None=None, # per-gene secondary score for ties (e.g. training frequency)
-                ) -> pd.DataFrame:
-    "Per query: precision (= overlap / k) and Jaccard of the predicted top-k with the true set."
-    S = np.asarray(scores, dtype=float)
-    if tiebreak is not None: S = S + 1e-9 * np.asarray(tiebreak, dtype=float)[None, :] / max(1.0, np.abs(tiebreak).max())
-    top = np.argsort(-S, axis=1, kind="stable")[:, :k]
-    Tm = true.toarray() if sp.issparse(true) else np.asarray(true)
-    hit = np.take_along_axis(Tm, top, 1).sum(1)
-    n_true = Tm.sum(1)
-    return pd.DataFrame({f"precision_top{k}": hit / k, f"jaccard_top{k}": hit / (k + n_true - hit)})
+                         f"pearson_top{k}": rowwise_pearson(p, t)}, index=index)
 
 # %% ../nbs/20_langpert.ipynb #7a5cb1a4
-PUBLISHED_PERTURBQA = pd.DataFrame(
-    [("de", "GEARS", .55, .49, .48), ("de", "GenePT-Prot", .59, .56, .54), ("de", "retrieval (no LLM)", .58, .59, .56),
-     ("de", "SUMMER", .62, .59, .62), ("dir", "SUMMER", .64, .64, .66)],
-    columns=["task", "method", "k562", "rpe1", "hepg2"])
-
 def check_cell_line(cell_line:str) -> str:
     "The normalised PerturbQA cell line, or ValueError listing the lines whose de + dir files are present."
     lines = perturbqa_cell_lines("both")

@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['SALT_WORDS', 'SYNONYMS', 'CONTROL_NAMES', 'REGIMES', 'LGR_ROLE', 'LGR_TASK', 'FORMAT_TEXT', 'FORMAT_JSON',
            'AGGREGATIONS', 'BASELINES', 'LGR_METHODS', 'SCORED', 'CONTINUOUS_METRICS', 'NEIGHBOR_FIELDS', 'DATASETS',
-           'DATASET_REGIMES', 'normalize_name', 'name_key', 'strip_salt', 'molecule_table', 'parent_inchikey',
-           'molecule_id', 'resolve_molecule', 'annotate_molecules', 'morgan_fingerprint', 'fingerprint_matrix',
-           'tanimoto', 'is_control', 'rank_scores', 'annotate_profiles', 'tahoe_profiles', 'l1000_profiles',
-           'sim_profiles', 'Fold', 'regime_folds', 'pool_rows', 'candidate_pool', 'display_cell_line', 'lgr_prompt',
-           'lgr_schema', 'final_answer_names', 'Selection', 'parse_final_answer', 'render_final_answer', 'rank_weights',
-           'group_weights', 'weighted_predictions', 'pca_ridge_predict', 'chem_pool_neighbors', 'predict_fold',
-           'hvg_index', 'topn_precision', 'continuous_scores', 'score_predictions', 'evaluate_folds', 'summarize',
-           'llm_query_rows', 'selection_requests', 'selection_record', 'run_selections', 'write_neighbors',
+           'DATASET_REGIMES', 'lgr_params', 'normalize_name', 'name_key', 'strip_salt', 'molecule_table',
+           'parent_inchikey', 'molecule_id', 'resolve_molecule', 'annotate_molecules', 'morgan_fingerprint',
+           'fingerprint_matrix', 'tanimoto', 'is_control', 'rank_scores', 'annotate_profiles', 'tahoe_profiles',
+           'l1000_profiles', 'sim_profiles', 'Fold', 'regime_folds', 'pool_rows', 'candidate_pool', 'display_cell_line',
+           'lgr_prompt', 'lgr_schema', 'final_answer_names', 'Selection', 'parse_final_answer', 'render_final_answer',
+           'rank_weights', 'group_weights', 'weighted_predictions', 'pca_ridge_predict', 'chem_pool_neighbors',
+           'predict_fold', 'hvg_index', 'topn_precision', 'continuous_scores', 'score_predictions', 'evaluate_folds',
+           'summarize', 'llm_query_rows', 'selection_requests', 'selection_record', 'run_selections', 'write_neighbors',
            'read_neighbors', 'load_dataset', 'lgr_tasks', 'plot_regimes']
 
 # %% ../nbs/21_lgr.ipynb #8d66b81a
@@ -28,8 +28,20 @@ import anndata as ad
 from . import metrics as M
 from .data import (annotate_l1000_compounds, kfold_perturbations, l1000_de, l1000_replicates, load_l1000,
                               load_moabox, load_repurposing, load_signatures, tahoe_cell_lines, top_k_down, top_k_up)
-from .llm import DEFAULT_MODEL, complete_many, selection_schema, usage_summary
+from .llm import DEFAULT_MODEL, selection_schema
+from .neighbours import topk_precision
+from .select import run_requests
 from .simulate import simulate_drug_responses
+
+# %% ../nbs/21_lgr.ipynb #a7b8c9d0
+def lgr_params():
+    "The parameter spec of the LGR notebook (for `params.check_params`; list parameters may come as strings from papermill)."
+    from llm_perturb.params import COMMON, PosInt, NonNegInt, ListOf, NonEmptyStr
+    names = ListOf(NonEmptyStr) | NonEmptyStr
+    return {**COMMON, "cell_lines": names | None, "datasets": names, "regimes": names, "k": PosInt,
+            "n_queries_llm": NonNegInt, "hybrid_threshold": NonNegInt, "n_folds": PosInt, "top_n": PosInt,
+            "n_hvg": PosInt, "sim_cell_lines": PosInt | ListOf(NonEmptyStr), "sim_n_drugs": PosInt,
+            "structured_output": bool | None}
 
 # %% ../nbs/21_lgr.ipynb #c0c3b8b9
 def normalize_name(name:str) -> str:
@@ -483,6 +495,7 @@ def _pool_weights(adata, fold, queries, method, k, selections, hybrid_threshold,
         out.append(_lgr_weights(adata, fold, q, names, scheme)); status.append(st); info.append((len(rec["neighbors"]), st == "fallback"))
     return out, status, info
 
+# %% ../nbs/21_lgr.ipynb #5628550a
 def predict_fold(adata:ad.AnnData, # profiles (annotated)
                  fold:Fold, # the split
                  method:str, # one of BASELINES or LGR_METHODS
@@ -522,13 +535,10 @@ def hvg_index(X, # profiles × genes (dense or sparse): the training deltas
 def topn_precision(P:np.ndarray, # queries × genes predicted scores
                    true_up:np.ndarray, true_down:np.ndarray, # queries × n true gene indices
                   ) -> dict[str, np.ndarray]:
-    "Per query: overlap of the predicted top/bottom-n genes with the true signed top-n sets, / n."
+    "Per query: overlap of the predicted top/bottom-n genes with the true signed top-n sets, / n (`neighbours.topk_precision`)."
     n = true_up.shape[1]
-    def hits(order, true):
-        m = np.zeros(P.shape, bool)
-        np.put_along_axis(m, np.argpartition(order, n - 1, axis=1)[:, :n], True, axis=1)
-        return np.take_along_axis(m, true, axis=1).mean(1)
-    up, down = hits(-P, true_up), hits(P, true_down)
+    up = topk_precision(P, true_up, n, ties="partition")
+    down = topk_precision(P, true_down, n, ties="partition", largest=False)
     return {f"precision_at_{n}": (up + down) / 2, f"precision_up_at_{n}": up, f"precision_down_at_{n}": down}
 
 def continuous_scores(P:np.ndarray, T:np.ndarray) -> dict[str, np.ndarray]:
@@ -621,25 +631,23 @@ def selection_record(req:dict, result, k:int=10, structured:bool=False) -> dict:
                 error=result.error or result.parse_error or sel.error,
                 sent=not (result.error or "").startswith("not sent"))
 
+# %% ../nbs/21_lgr.ipynb #6b2d7597
 def run_selections(adata:ad.AnnData, folds:list[Fold], rows, # query rows to ask about
                    k:int=10, model:str=DEFAULT_MODEL,
                    structured:bool|None=None, # JSON + enum schema; None: True for embedded ('local/') models
                    cache=None, # ResponseCache or JSONL path (e.g. llm.default_cache_path('21_lgr'))
-                   limit:int|None=None, # most new calls (cache hits are free)
-                   seed:int=0, max_tokens:int|None=None) -> tuple[dict, list]:
-    "Ask the selector about each row; returns (row -> record, the LLMResults)."
+                   budget=None, # the run's llm.Budget (None: no limit)
+                   limit:int|None=None, # most new calls of this loop (on top of the budget)
+                   seed:int=0, max_tokens:int|None=None, **kwargs) -> tuple[dict, list]:
+    "Ask the selector about each row through the shared selection loop; returns (row -> record, the LLMResults)."
     structured = model.startswith("local/") if structured is None else bool(structured)
-    groups = {}
-    for q in selection_requests(adata, folds, rows, k, structured):
-        groups.setdefault(json.dumps(q["schema"], sort_keys=True), []).append(q)
-    records, results, left = {}, [], limit
-    for grp in sorted(groups.values(), key=lambda g: g[0]["prompt"]):
-        rs = complete_many([q["prompt"] for q in grp], model=model, schema=grp[0]["schema"], seed=seed, cache=cache,
-                           limit=left, max_tokens=max_tokens or (48 + 20 * k if structured else 128 + 64 * k), progress=False)
-        if left is not None: left = max(0, left - usage_summary(rs)["calls"])
-        results += rs
-        records.update({q["row"]: selection_record(q, r, k, structured) for q, r in zip(grp, rs)})
-    return records, results
+    req = pd.DataFrame(selection_requests(adata, folds, rows, k, structured)).assign(model=model)
+    if not len(req): return {}, []
+    sel = run_requests(req, lambda r, q: selection_record(q, r, k, structured), cache, budget, limit, seed=seed,
+                       max_tokens=max_tokens or (48 + 20 * k if structured else 128 + 64 * k), **kwargs)
+    keep = [c for c in sel.columns if c not in req.columns and c not in ("status", "llm_status", "answer", "cached", "result")]
+    records = {int(r): {c: v for c, v in zip(keep, vals)} for r, *vals in sel[["row", *keep]].itertuples(index=False)}
+    return records, list(sel.result)
 
 NEIGHBOR_FIELDS = ("target_cell_type", "target_molecule", "neighbors", "raw_output", "dropped", "k_used")
 
