@@ -17,11 +17,12 @@ from scipy.spatial.distance import pdist
 from sklearn import metrics as skm
 
 # %% auto #0
-__all__ = ['METRICS', 'global_correlation', 'cluster', 'purity', 'ari', 'ami', 'recall_curve', 'recall_at_k', 'aurecall',
-           'self_consistency', 'pearson_delta', 'mae', 'mse', 'top_de', 'mae_top_de', 'mse_top_de', 'pearson_top_de',
-           'sign_accuracy', 'cosine', 'r2', 'retrieval', 'average_precision', 'auroc', 'auroc_per_gene',
-           'spearman_brown', 'reproducibility', 'Metric', 'mean_sem', 'ttest_1samp', 'ttest_2samp', 'wilcoxon_paired',
-           'resolve_out_dir', 'write_results', 'read_results', 'save_table', 'save_figure', 'metrics_frame']
+__all__ = ['METRICS', 'RESULT_COLUMNS', 'global_correlation', 'cluster', 'purity', 'ari', 'ami', 'recall_curve', 'recall_at_k',
+           'aurecall', 'self_consistency', 'pearson_delta', 'mae', 'mse', 'top_de', 'mae_top_de', 'mse_top_de',
+           'pearson_top_de', 'sign_accuracy', 'cosine', 'r2', 'retrieval', 'average_precision', 'auroc',
+           'auroc_per_gene', 'spearman_brown', 'reproducibility', 'Metric', 'mean_sem', 'ttest_1samp', 'ttest_2samp',
+           'wilcoxon_paired', 'resolve_out_dir', 'result_rows', 'check_table', 'write_results', 'read_results',
+           'save_table', 'save_figure', 'metrics_frame']
 
 # %% ../nbs/02_metrics.ipynb #1407bb45
 def _array(x, name:str, ndim:int|None=None, finite:bool=True) -> np.ndarray:
@@ -451,7 +452,10 @@ def _check_metrics(metrics:Mapping) -> dict[str, float|None]:
         out[k] = None if v is None or math.isnan(v) else float(v)
     return out
 
+
+# %% ../nbs/02_metrics.ipynb #0a84cba7
 _LLM_KEYS = ("calls", "cached", "failed", "tokens", "cost")
+_LLM_EXTRA = ("invalid", "not_sent", "plan")  # also kept when given (e.g. `llm.Budget.usage()`)
 
 def _llm_usage(llm) -> dict:
     "The llm block: calls, cached, failed, tokens, cost from a dict or an object with those attributes (missing → 0)."
@@ -462,30 +466,78 @@ def _llm_usage(llm) -> dict:
     for k, v in usage.items():
         if not (v is None and k == "cost") and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise ValueError(f"llm[{k!r}] is {v!r}; usage counts must be numbers (cost may be None when unknown)")
-    return usage
+    return usage | {k: _jsonable(llm[k], f"llm[{k!r}]") for k in _LLM_EXTRA if k in llm}
+
+# %% ../nbs/02_metrics.ipynb #d7685196
+RESULT_COLUMNS = ["section", "task", "dataset", "data", "cell_line", "split", "method", "uses_llm", "model", "metric",
+                  "value", "n", "ci_low", "ci_high", "seed"]
+
+def result_rows(metrics:Mapping, # flat 'task/method/metric' -> number
+                **columns, # the other RESULT_COLUMNS, the same for every row (e.g. data='real', cell_line='k562')
+               ) -> pd.DataFrame:
+    "Rows of the tidy results table from a flat metrics dict; columns not given are empty."
+    bad = set(columns) - set(RESULT_COLUMNS) - {"value"}
+    if bad: raise ValueError(f"unknown result column(s) {sorted(bad)}; the columns are {RESULT_COLUMNS}")
+    rows = [dict(zip(["task", "method", "metric"], k.split("/")), value=v) for k, v in _check_metrics(metrics).items()]
+    df = pd.DataFrame(rows, columns=["task", "method", "metric", "value"])
+    for c in RESULT_COLUMNS:
+        if c not in df.columns: df[c] = columns.get(c, "")
+    return df[RESULT_COLUMNS]
+
+def check_table(table:pd.DataFrame, section:str) -> pd.DataFrame:
+    "The tidy results table, validated: its columns, `data` real|simulated, `uses_llm` boolean, numeric values."
+    if not isinstance(table, pd.DataFrame): raise TypeError(f"table must be a DataFrame with columns {RESULT_COLUMNS}")
+    missing, extra = [c for c in RESULT_COLUMNS if c not in table], [c for c in table if c not in RESULT_COLUMNS]
+    if missing or extra: raise ValueError(f"results table: missing columns {missing}, unknown columns {extra}; use {RESULT_COLUMNS}")
+    t = table[RESULT_COLUMNS].copy()
+    t["section"] = t["section"].replace("", section).fillna(section)
+    if not t["data"].isin(["real", "simulated"]).all():
+        raise ValueError(f"results table: column data must be 'real' or 'simulated', got {sorted(set(t['data']) - {'real', 'simulated'})}")
+    if not t["uses_llm"].map(lambda v: isinstance(v, (bool, np.bool_))).all():
+        raise ValueError("results table: column uses_llm must be True or False on every row")
+    for c in ("task", "method", "metric"):
+        if (t[c].astype(str).str.len() == 0).any() or t[c].astype(str).str.contains("/").any():
+            raise ValueError(f"results table: column {c} must be non-empty and contain no '/'")
+    t["value"] = pd.to_numeric(t["value"], errors="raise").astype(float)
+    if np.isinf(t["value"]).any(): raise ValueError("results table: values must be finite (NaN for undefined)")
+    return t
+
+def _metrics_of(table:pd.DataFrame) -> dict:
+    "The flat metrics dict of a tidy table (task/method/metric must identify a row)."
+    keys = table.task.astype(str) + "/" + table.method.astype(str) + "/" + table.metric.astype(str)
+    dup = keys[keys.duplicated()].unique()
+    if len(dup): raise ValueError(f"results table: task/method/metric {list(dup[:3])} occur more than once; put the "
+                                  "cell line or data set into the task name (e.g. 'perturbqa_de_k562') or pass metrics")
+    return dict(zip(keys, table.value))
 
 # %% ../nbs/02_metrics.ipynb #2838073e
 def write_results(
     out_dir, # output directory (None → <repo root>/runs/latest/<section>)
     section:str, # section name, e.g. 'kg_neighbours'
     model:str|None, # litellm model string used (None when the section uses no LLM)
-    metrics:Mapping, # flat 'task/method/metric' -> float (NaN/None = undefined)
+    metrics:Mapping|None, # flat 'task/method/metric' -> float (NaN/None = undefined); None: made from `table`
     params:Mapping, # the run's parameters (the papermill parameters)
     data:Mapping|None=None, # what data was used (files, cell lines, sizes)
     simulated:bool=False, # whether the data is simulated
-    llm=None, # usage: dict or object with calls, cached, failed, tokens, cost
+    llm=None, # usage: dict or object with calls, cached, failed, tokens, cost (e.g. `llm.Budget.usage()`)
     extra:Mapping|None=None, # anything else, stored under "extra"
+    table:pd.DataFrame|None=None, # the tidy results table (RESULT_COLUMNS), written to results.csv
 ) -> dict: # what was written
-    "Validate and write `out_dir/results.json` in the DESIGN.md schema; return the dict."
+    "Validate and write `out_dir/results.json` (and `results.csv` from `table`) in the DESIGN.md schema; return the dict."
     if not isinstance(simulated, (bool, np.bool_)): raise TypeError(f"simulated must be True or False, got {simulated!r}")
     if model is not None and not isinstance(model, str): raise TypeError(f"model must be a litellm model string or None, got {model!r}")
+    if table is not None: table = check_table(table, section)
+    if metrics is None:
+        if table is None: raise ValueError("give metrics, a table, or both")
+        metrics = _metrics_of(table)
     res = {"section": section, "model": model, "data": _jsonable(dict(data or {}), "data"), "simulated": bool(simulated),
            "params": _jsonable(dict(params or {}), "params"), "llm": _llm_usage(llm), "metrics": _check_metrics(metrics)}
     if extra is not None: res["extra"] = _jsonable(extra, "extra")
-    path = resolve_out_dir(out_dir, section) / "results.json"
-    tmp = path.with_suffix(".json.tmp")
+    out = resolve_out_dir(out_dir, section)
+    if table is not None: table.to_csv(out / "results.csv", index=False)
+    tmp = out / "results.json.tmp"
     tmp.write_text(json.dumps(res, indent=2, allow_nan=False) + "\n")
-    tmp.replace(path)
+    tmp.replace(out / "results.json")
     return res
 
 def read_results(
