@@ -14,18 +14,20 @@ import pandas as pd
 import anndata as ad
 from pydantic import BaseModel, Field, create_model, model_validator
 
-from .llm import (DEFAULT_MODEL, LLMResult, ResponseCache, check_model, complete_many, parse_json,
+from .llm import (DEFAULT_MODEL, Budget, LLMResult, ResponseCache, check_model, complete_many, parse_json,
                              reasoning_applicable, usage_summary)
 from . import metrics as M
+from .params import OneOf, ListOf, PosInt, NonNegInt, NonEmptyStr
 
 # %% auto #0
 __all__ = ['INPUT_KINDS', 'SLOTS', 'FIELDS', 'PROMPTS', 'PROMPT_CHECKLIST', 'MAX_ANSWER_CHARS', 'MAX_ANSWER_BRACKETS',
-           'RNAProfile', 'TextProfile', 'render', 'describe', 'preprocess_profiles', 'check_genes', 'check_template',
-           'KernelPrompt', 'prompt_path', 'prompt_from_file', 'get_prompt', 'prompt_checklist', 'parse_answer',
-           'n_kernel_calls', 'kernel_pairs', 'is_embedded', 'score_pairs', 'final_scores', 'KernelResult',
-           'assemble_kernel', 'score_kernel', 'load_traces', 'kernel_from_traces', 'deg_matrix', 'masked_corr',
-           'baseline_similarity', 'evaluate_similarity', 'flat_metrics', 'recall_table', 'plot_kernel', 'plot_recall',
-           'plt_subplots']
+           'KERNEL_PARAMS', 'TABLE_METRICS', 'RNAProfile', 'TextProfile', 'render', 'describe', 'preprocess_profiles',
+           'plate_replicates', 'check_genes', 'check_template', 'KernelPrompt', 'prompt_path', 'prompt_from_file',
+           'get_prompt', 'prompt_checklist', 'parse_answer', 'n_kernel_calls', 'kernel_pairs', 'is_embedded',
+           'score_pairs', 'final_scores', 'KernelResult', 'assemble_kernel', 'score_kernel', 'load_traces',
+           'kernel_from_traces', 'deg_matrix', 'masked_corr', 'baseline_similarity', 'evaluate_similarity',
+           'flat_metrics', 'recall_table', 'plot_kernel', 'plot_recall', 'plt_subplots', 'kernel_rules',
+           'calibration_compounds', 'paper_compounds', 'table1', 'format_table', 'plot_budget_sweep']
 
 # %% ../nbs/10_kernel.ipynb #ac2bfa90
 class RNAProfile(BaseModel):
@@ -123,6 +125,22 @@ def preprocess_profiles(adata:ad.AnnData, # samples x genes DE profiles (var_nam
         top = rng.permutation(order[r, :min(max_genes, n_kept[r])])
         out.append(RNAProfile(id=ids[r], genes=var[top].tolist(), lfc=L[r, top].tolist(), fdr=F[r, top].tolist()))
     return out
+
+# %% ../nbs/10_kernel.ipynb #bc5d8186
+def plate_replicates(de:ad.AnnData, # DE profiles of the plate (`data.l1000_de`)
+                     compounds:Sequence[str]|None=None, # plate compound names; None: a seeded draw of n_compounds
+                     n_compounds:int|None=None, # compounds drawn when `compounds` is None (None: all)
+                     replicates:int=3, # highest doses per compound (stand-in replicates)
+                     seed:int=0, # seed of the draw
+                    ) -> ad.AnnData:
+    "The kernel's samples: named compounds (or a seeded draw) x their `replicates` highest doses."
+    from llm_perturb.data import l1000_replicates
+    if compounds is None: return l1000_replicates(de, n_compounds=n_compounds, replicates=replicates, seed=seed)
+    allr = l1000_replicates(de, replicates=replicates, seed=seed)
+    known = set(allr.obs.compound.astype(str))
+    unknown = [c for c in compounds if c not in known]
+    if unknown: raise ValueError(f"compound(s) {unknown} are not on the plate; choose from {sorted(known)}")
+    return allr[allr.obs.compound.isin(list(compounds)).to_numpy()].copy()
 
 # %% ../nbs/10_kernel.ipynb #2836ea8a
 @functools.lru_cache(maxsize=1)
@@ -405,7 +423,7 @@ def _defaults(model:str, max_tokens, max_chars, max_items, reasoning_budget=None
             max_items if max_items != "auto" else (1 if local else None))
 
 def _new_calls(results:list[LLMResult]) -> int:
-    return sum((not r.cached and r.text is not None) or bool(r.error and "llm_limit" not in r.error) for r in results)
+    return sum(r.status not in ("cached", "not_sent") for r in results)
 
 def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile or str; a is shown first
                 prompt:str|KernelPrompt="numerical", # prompt name, KernelPrompt or template
@@ -419,7 +437,9 @@ def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile 
                 max_items:int|None|str="auto", # longest list in the schema ('auto': 1 embedded, unbounded otherwise)
                 reasoning_budget:int|None=None, # thinking tokens (see llm.reasoning_params)
                 out_of_range:str="auto", # score outside [-1, 1]: 'fail' (the paper), 'clip'; 'auto': clip embedded, fail others
-                llm_limit:int|None=None, # most new LLM calls (cache hits are free); None: no limit
+                llm_limit:int|None=None, # most new LLM calls of this call (cache hits are free); None: no limit
+                budget:Budget|None=None, # the run's shared llm.Budget (calls, max_cost, dry_run); None: a fresh one
+                api_base:str|None=None, # server URL for OpenAI-compatible servers (vLLM, Ollama, ...)
                 cache:ResponseCache|str|Path|None=None, # response cache or its JSONL path
                 concurrency:int=4, # requests in flight
                 precision:int=2, # decimals of rendered LFCs
@@ -440,12 +460,12 @@ def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile 
         temp = temperature if attempt == 0 or temperature > 0 else retry_temperature
         res = complete_many([texts[k] for k in pending], model=model, schema=schema, system=kp.system, temperature=temp,
                             max_tokens=max_tokens, seed=seed + attempt, reasoning_budget=reasoning_budget, cache=cache,
-                            concurrency=concurrency, limit=left, progress=progress)
+                            concurrency=concurrency, limit=left, budget=budget, api_base=api_base, progress=progress)
         all_results += res
         if left is not None: left = max(0, left - _new_calls(res))
         nxt = []
         for k, r in zip(pending, res):
-            skipped = bool(r.error and "llm_limit" in r.error)
+            skipped = r.status == "not_sent"  # llm_limit, max_cost or a dry run: unscored, not failed
             pa = (parse_answer(r.text, policy) if r.text is not None
                   else dict(score=np.nan, raw_score=np.nan, fields={}, error=r.error, out_of_range=False))
             rows.append(dict(job=k, attempt=attempt, seed=seed + attempt, temperature=temp, score=pa["score"],
@@ -792,3 +812,105 @@ def plot_recall(table:pd.DataFrame, # recall_table output
 def plt_subplots(*args, **kw):
     import matplotlib.pyplot as plt
     return plt.subplots(*args, figsize=kw.pop("figsize", (5, 3.5)), **kw)
+
+# %% ../nbs/10_kernel.ipynb #7339ffc6
+from pydantic import Field as _F
+KERNEL_PARAMS = dict(
+    prompt=OneOf("numerical", "functional"), prompt_file=NonEmptyStr | None, out_of_range=OneOf("auto", "clip", "fail"),
+    compounds=ListOf(NonEmptyStr, min_len=2) | None, n_compounds=Annotated[int, _F(strict=True, ge=2)] | None,
+    replicates=Annotated[int, _F(strict=True, ge=2, le=6)], max_genes=PosInt, budgets=ListOf(NonNegInt, min_len=1),
+    table_budget=NonNegInt | None, repeats=PosInt, max_pairs=NonNegInt | None, symmetry_pairs=NonNegInt, full_max_genes=PosInt)
+
+def kernel_rules() -> list:
+    "How the kernel parameters combine: (check(values) -> bool, message) pairs for `params.check_params`."
+    return [(lambda v: v.get("table_budget") is None or v["table_budget"] in v["budgets"],
+             "table_budget must be one of `budgets` (or None for the largest)"),
+            (lambda v: v.get("compounds") is None or len(set(v["compounds"])) == len(v["compounds"]),
+             "compounds lists a compound twice; name each once")]
+
+# %% ../nbs/10_kernel.ipynb #c7d61af7
+def calibration_compounds(path=None, # drugseq/meta.csv (None: the data directory's)
+                         ) -> list[str]:
+    "The compounds of the DRUG-seq calibration design (DMSO left out), in file order."
+    from llm_perturb.data import data_path
+    meta = pd.read_csv(path or data_path("drugseq/meta.csv"))
+    if "compound" not in meta: raise ValueError("the DRUG-seq meta table lacks a 'compound' column")
+    return [c for c in dict.fromkeys(meta.compound.astype(str)) if c.upper() != "DMSO"]
+
+def paper_compounds(de:ad.AnnData, # DE profiles of the plate (`data.l1000_de`)
+                    annotation:pd.DataFrame, # `data.annotate_l1000_compounds` (hub_name per plate compound)
+                    n:int=14, # compounds wanted (the paper: 14)
+                    replicates:int=3, # doses averaged per compound for the distance
+                    calibration:Sequence[str]|None=None, # calibration names (None: `calibration_compounds()`)
+                   ) -> pd.DataFrame: # compound, reason ('calibration: <name>' or 'farthest point'), min_distance
+    "The paper preset's compounds: calibration compounds on the plate, then farthest-point fill to `n`."
+    import re
+    from llm_perturb.data import l1000_replicates
+    cal = list(calibration) if calibration is not None else calibration_compounds()
+    reps = l1000_replicates(de, replicates=replicates)
+    names = sorted(reps.obs.compound.astype(str).unique())
+    if not 1 <= n <= len(names): raise ValueError(f"n={n}; the plate has {len(names)} compounds")
+    key = lambda s: re.sub(r"^\((?:s|r|\+|-|rs)\)-", "", str(s).strip().lower())
+    alias = {key(c): c for c in names} | {key(h): c for c, h in annotation.get("hub_name", pd.Series(dtype=str)).dropna().items() if c in names}
+    chosen = {alias[key(c)]: f"calibration: {c}" for c in cal if key(c) in alias}
+    L = pd.DataFrame(np.asarray(reps.layers["lfc"], float), index=reps.obs.compound.astype(str)).groupby(level=0).mean().loc[names]
+    D = 1 - np.corrcoef(np.nan_to_num(L.to_numpy()))
+    idx = {c: k for k, c in enumerate(names)}
+    dist = {}
+    while len(chosen) < n:
+        if not chosen: nxt, d = names[0], np.nan
+        else:
+            mind = D[:, [idx[c] for c in chosen]].min(1)
+            mind[[idx[c] for c in chosen]] = -np.inf
+            nxt = names[int(np.argmax(mind))]; d = float(mind.max())  # argmax takes the first name among ties
+        chosen[nxt] = "farthest point"; dist[nxt] = d
+    return pd.DataFrame(dict(compound=list(chosen), reason=list(chosen.values()), min_distance=[dist.get(c, np.nan) for c in chosen]))
+
+# %% ../nbs/10_kernel.ipynb #0d7ac46e
+TABLE_METRICS = ("global_correlation", "purity", "ari", "ami", "aurecall")
+
+def table1(kernel_runs:pd.DataFrame, # one row per kernel repeat: method and the metric columns
+           baselines:dict, # baseline name -> {metric: value} (deterministic methods)
+           metrics:Sequence[str]=TABLE_METRICS, # the metric columns
+          ) -> pd.DataFrame: # long: method, metric, mean, sem, n, ci_low, ci_high, and per baseline t_vs_<b>, p_vs_<b>
+    "The paper's Table 1: mean ± SEM over repeats, and one-sample t-tests of each kernel against each baseline's value."
+    from scipy import stats as st
+    rows = []
+    for b, vals in baselines.items():
+        rows += [dict(method=b, metric=m, mean=float(vals[m]), sem=np.nan, n=1, ci_low=np.nan, ci_high=np.nan) for m in metrics if m in vals]
+    for meth, g in kernel_runs.groupby("method", sort=False):
+        for m in metrics:
+            x = g[m].to_numpy(float); x = x[np.isfinite(x)]
+            if not len(x): continue
+            ms = M.mean_sem(x)
+            half = st.t.ppf(0.975, len(x) - 1) * ms["sem"] if len(x) > 1 else np.nan
+            row = dict(method=meth, metric=m, mean=ms["mean"], sem=ms["sem"], n=len(x), ci_low=ms["mean"] - half, ci_high=ms["mean"] + half)
+            for b, vals in baselines.items():
+                tt = M.ttest_1samp(x, vals[m]) if len(x) > 1 and np.ptp(x) > 1e-12 and m in vals else dict(statistic=np.nan, pvalue=np.nan)
+                row |= {f"t_vs_{b}": tt["statistic"], f"p_vs_{b}": tt["pvalue"]}
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+def format_table(long:pd.DataFrame, digits:int=2) -> pd.DataFrame:
+    "A wide, readable table: 'mean ± SEM' per method x metric (the paper's layout)."
+    f = lambda r: f"{r['mean']:.{digits}f}" + (f" ± {r['sem']:.{digits}f}" if np.isfinite(r["sem"]) else "")
+    return long.assign(cell=long.apply(f, axis=1)).pivot(index="method", columns="metric", values="cell").reindex(
+        index=long.method.unique(), columns=[m for m in long.metric.unique()])
+
+# %% ../nbs/10_kernel.ipynb #e664db8a
+def plot_budget_sweep(kernel_runs:pd.DataFrame, # one row per (method, budget, repeat) with metric columns
+                      metrics:Sequence[str]=TABLE_METRICS, # one panel per metric
+                      baselines:dict|None=None, # name -> {metric: value}, drawn as horizontal lines
+                      title:str=""): # figure title (name the model and the data)
+    "Metric vs thinking budget, mean ± SEM over repeats per kernel (the paper's Figure 2 / S1); returns the figure."
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.2 * len(metrics), 3), squeeze=False)
+    for ax, m in zip(axes[0], metrics):
+        for meth, g in kernel_runs.groupby("method", sort=False):
+            agg = g.groupby("budget")[m].agg(["mean", "sem"]).sort_index()
+            ax.errorbar(agg.index, agg["mean"], yerr=agg["sem"].fillna(0), marker="o", ms=3, capsize=2, label=meth)
+        for k, (b, vals) in enumerate((baselines or {}).items()):
+            if m in vals: ax.axhline(vals[m], ls="--", c=f"C{k + 3}", lw=1, label=b)
+        ax.set(xlabel="thinking budget (tokens)", title=m); ax.set_xscale("symlog", linthresh=256)
+    axes[0][0].legend(fontsize=7); fig.suptitle(title, fontsize=9); fig.tight_layout()
+    return fig
