@@ -9,11 +9,13 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .kernel import RNAProfile
+from .kernel import RNAProfile, KERNEL_PARAMS
 from . import metrics as M
+from .params import OneOf, ListOf, NonNegInt
 
 # %% auto #0
-__all__ = ['ABLATIONS', 'gene_id_map', 'mask_ids', 'remove_direction', 'shuffle_genes', 'ablate', 'ablation_table']
+__all__ = ['ABLATIONS', 'ABLATION_PARAMS', 'gene_id_map', 'mask_ids', 'remove_direction', 'shuffle_genes', 'ablate',
+           'ablation_table']
 
 # %% ../nbs/11_ablations.ipynb #e2261f58
 def _check(profiles) -> list:
@@ -62,6 +64,10 @@ def shuffle_genes(profiles:Sequence[RNAProfile], # profiles to ablate
 ABLATIONS = {"none": lambda profiles, seed=0: _check(profiles), "mask_ids": mask_ids, "abs_lfc": remove_direction,
              "shuffle_genes": shuffle_genes}
 
+ABLATION_PARAMS = {**{k: KERNEL_PARAMS[k] for k in ("prompt", "prompt_file", "out_of_range", "compounds", "n_compounds",
+                                                     "replicates", "max_genes", "repeats", "max_pairs")},
+                   "ablations": ListOf(OneOf("mask_ids", "abs_lfc", "shuffle_genes"), min_len=1), "reasoning_budget": NonNegInt | None}
+
 def ablate(profiles:Sequence[RNAProfile], # preprocessed profiles
            kind:str, # 'none', 'mask_ids', 'abs_lfc' or 'shuffle_genes'
            seed:int=0, # seed of the ablation (masking order, shuffles)
@@ -75,7 +81,7 @@ def ablation_table(scores:pd.DataFrame, # one row per run: method, ablation, rep
                    metric:str="aurecall", # the metric column to compare
                    reference:str="none", # the unablated variant
                   ) -> pd.DataFrame:
-    "Per method and ablation: mean, SEM, n, difference from the unablated runs, Welch t statistic and p-value."
+    "Per method and ablation: mean, SEM, n, difference and relative drop from the unablated runs, Student t and p-value."
     need = {"method", "ablation", metric}
     if not need <= set(scores.columns): raise ValueError(f"scores lacks column(s) {sorted(need - set(scores.columns))}")
     rows = []
@@ -84,9 +90,10 @@ def ablation_table(scores:pd.DataFrame, # one row per run: method, ablation, rep
         ref = scores[(scores.method == m) & (scores.ablation == reference)][metric].to_numpy(float)
         ms = M.mean_sem(x)
         row = dict(method=m, ablation=a, name=m if a == reference else f"{m}@{a}", mean=ms["mean"], sem=ms["sem"], n=ms["n"],
-                   delta=float(x.mean() - ref.mean()) if len(ref) else np.nan, t=np.nan, pvalue=np.nan)
+                   delta=float(x.mean() - ref.mean()) if len(ref) else np.nan,
+                   rel_drop=float((ref.mean() - x.mean()) / ref.mean()) if len(ref) and ref.mean() != 0 else np.nan, t=np.nan, pvalue=np.nan)
         if a != reference and len(x) > 1 and len(ref) > 1 and max(np.ptp(x), np.ptp(ref)) > 1e-12:  # float noise is no variance
-            tt = M.ttest_2samp(x, ref)
+            tt = M.ttest_2samp(x, ref, equal_var=True)
             row.update(t=tt["statistic"], pvalue=tt["pvalue"])
         rows.append(row)
     return pd.DataFrame(rows)

@@ -14,16 +14,20 @@ import pandas as pd
 import anndata as ad
 from pydantic import BaseModel, Field, create_model, model_validator
 
-from .llm import (DEFAULT_MODEL, LLMResult, ResponseCache, check_model, complete_many, parse_json,
+from .llm import (DEFAULT_MODEL, Budget, LLMResult, ResponseCache, check_model, complete_many, parse_json,
                              reasoning_applicable, usage_summary)
 from . import metrics as M
+from .params import OneOf, ListOf, PosInt, NonNegInt, NonEmptyStr
 
 # %% auto #0
-__all__ = ['INPUT_KINDS', 'SLOTS', 'PROMPTS', 'RNAProfile', 'TextProfile', 'render', 'describe', 'preprocess_profiles',
-           'check_genes', 'check_template', 'KernelPrompt', 'get_prompt', 'parse_answer', 'n_kernel_calls',
-           'kernel_pairs', 'score_pairs', 'final_scores', 'KernelResult', 'assemble_kernel', 'score_kernel',
-           'load_traces', 'kernel_from_traces', 'deg_matrix', 'baseline_similarity', 'evaluate_similarity',
-           'flat_metrics', 'recall_table', 'plot_kernel', 'plot_recall', 'plt_subplots']
+__all__ = ['INPUT_KINDS', 'SLOTS', 'FIELDS', 'PROMPTS', 'PROMPT_CHECKLIST', 'MAX_ANSWER_CHARS', 'MAX_ANSWER_BRACKETS',
+           'KERNEL_PARAMS', 'TABLE_METRICS', 'RNAProfile', 'TextProfile', 'render', 'describe', 'preprocess_profiles',
+           'plate_replicates', 'check_genes', 'check_template', 'KernelPrompt', 'prompt_path', 'prompt_from_file',
+           'get_prompt', 'prompt_checklist', 'parse_answer', 'n_kernel_calls', 'kernel_pairs', 'is_embedded',
+           'score_pairs', 'final_scores', 'KernelResult', 'assemble_kernel', 'score_kernel', 'load_traces',
+           'kernel_from_traces', 'deg_matrix', 'masked_corr', 'baseline_similarity', 'evaluate_similarity',
+           'flat_metrics', 'recall_table', 'plot_kernel', 'plot_recall', 'plt_subplots', 'kernel_rules',
+           'calibration_compounds', 'paper_compounds', 'table1', 'format_table', 'plot_budget_sweep']
 
 # %% ../nbs/10_kernel.ipynb #ac2bfa90
 class RNAProfile(BaseModel):
@@ -122,6 +126,22 @@ def preprocess_profiles(adata:ad.AnnData, # samples x genes DE profiles (var_nam
         out.append(RNAProfile(id=ids[r], genes=var[top].tolist(), lfc=L[r, top].tolist(), fdr=F[r, top].tolist()))
     return out
 
+# %% ../nbs/10_kernel.ipynb #bc5d8186
+def plate_replicates(de:ad.AnnData, # DE profiles of the plate (`data.l1000_de`)
+                     compounds:Sequence[str]|None=None, # plate compound names; None: a seeded draw of n_compounds
+                     n_compounds:int|None=None, # compounds drawn when `compounds` is None (None: all)
+                     replicates:int=3, # highest doses per compound (stand-in replicates)
+                     seed:int=0, # seed of the draw
+                    ) -> ad.AnnData:
+    "The kernel's samples: named compounds (or a seeded draw) x their `replicates` highest doses."
+    from llm_perturb.data import l1000_replicates
+    if compounds is None: return l1000_replicates(de, n_compounds=n_compounds, replicates=replicates, seed=seed)
+    allr = l1000_replicates(de, replicates=replicates, seed=seed)
+    known = set(allr.obs.compound.astype(str))
+    unknown = [c for c in compounds if c not in known]
+    if unknown: raise ValueError(f"compound(s) {unknown} are not on the plate; choose from {sorted(known)}")
+    return allr[allr.obs.compound.isin(list(compounds)).to_numpy()].copy()
+
 # %% ../nbs/10_kernel.ipynb #2836ea8a
 @functools.lru_cache(maxsize=1)
 def _hgnc_vocabulary() -> frozenset:
@@ -164,6 +184,7 @@ class KernelPrompt:
     each: dict # fields of the analysis of each input: name -> ('str' | 'list', description)
     pair: dict # fields of the comparison (before similarity_score): name -> ('str' | 'list', description)
     system: str|None = None # system message
+    variant: str = "full" # 'full' (the paper's instructions), 'short' (embedded models), 'file:<name>', 'custom'
     def __post_init__(self):
         check_template(self.template)
         for k, (t, _) in {**self.each, **self.pair}.items():
@@ -206,46 +227,168 @@ Score the similarity from -1 (opposite mechanisms) through 0 (unrelated) to 1 (t
 Perturbation A: {pert_a}
 Perturbation B: {pert_b}"""
 
-PROMPTS = {
-    "numerical": KernelPrompt(
-        "numerical", _NUMERICAL,
-        each=dict(reasoning=("str", "what the profile shows"), key_genes=("list", "the most informative genes"),
-                  affected_pathways=("list", "pathways the genes point to"), biological_impact=("str", "the overall effect on the cell")),
-        pair=dict(overlapping_genes=("list", "genes changed in both"), overlapping_pathways=("list", "pathways affected in both"),
-                  similarity_reasoning=("str", "why the responses are alike or not"))),
-    "functional": KernelPrompt(
-        "functional", _FUNCTIONAL,
-        each=dict(primary_targets=("list", "likely direct targets"), secondary_targets=("list", "off-targets or indirect targets"),
-                  upstream_regulators=("list", "regulators mediating the response"), affected_pathways=("list", "pathways changed"),
-                  functional_themes=("list", "high-level programmes, e.g. cell cycle arrest"), causal_reasoning=("str", "the inferred mechanism")),
-        pair=dict(shared_targets=("list", "targets common to both"), shared_functional_themes=("list", "themes common to both"),
-                  mechanistic_comparison=("str", "how the mechanisms compare"))),
+FIELDS = {  # answer fields of each prior (the paper's §5.2.2-5.2.3): (each input, the comparison)
+    "numerical": (dict(reasoning=("str", "what the profile shows"), key_genes=("list", "the most informative genes"),
+                       affected_pathways=("list", "pathways the genes point to"), biological_impact=("str", "the overall effect on the cell")),
+                  dict(overlapping_genes=("list", "genes changed in both"), overlapping_pathways=("list", "pathways affected in both"),
+                       similarity_reasoning=("str", "why the responses are alike or not"))),
+    "functional": (dict(primary_targets=("list", "likely direct targets"), secondary_targets=("list", "off-targets or indirect targets"),
+                        upstream_regulators=("list", "regulators mediating the response"), affected_pathways=("list", "pathways changed"),
+                        functional_themes=("list", "high-level programmes, e.g. cell cycle arrest"), causal_reasoning=("str", "the inferred mechanism")),
+                   dict(shared_targets=("list", "targets common to both"), shared_functional_themes=("list", "themes common to both"),
+                        mechanistic_comparison=("str", "how the mechanisms compare"))),
 }
 
-def get_prompt(prompt:str|KernelPrompt, # 'numerical', 'functional', a KernelPrompt, or a template string
+def prompt_path(name:str) -> Path:
+    "Path of a prompt template file shipped in `llm_perturb/prompts/` (e.g. 'kernel_numerical')."
+    from importlib.resources import files
+    p = Path(str(files("llm_perturb") / "prompts" / f"{name}.txt"))
+    if not p.is_file(): raise FileNotFoundError(f"no prompt template {p.name} in {p.parent}; reinstall llm_perturb (package data prompts/*.txt)")
+    return p
+
+def prompt_from_file(path, # a text file with the {pert_a} and {pert_b} slots
+                     prior:str="numerical", # whose answer fields to use: 'numerical' or 'functional'
+                     variant:str|None=None, # recorded variant (None: 'file:<file name>')
+                    ) -> KernelPrompt:
+    "A KernelPrompt from a template file, with the answer fields of `prior`."
+    if prior not in FIELDS: raise ValueError(f"prior={prior!r}; use one of {sorted(FIELDS)}")
+    p = Path(path)
+    if not p.is_file(): raise FileNotFoundError(f"prompt_file {str(p)!r} does not exist; pass the path of a text file with {{pert_a}} and {{pert_b}} slots")
+    return KernelPrompt(prior, check_template(p.read_text()), *FIELDS[prior], variant=variant or f"file:{p.name}")
+
+PROMPTS = {
+    "numerical": prompt_from_file(prompt_path("kernel_numerical"), "numerical", "full"),
+    "functional": prompt_from_file(prompt_path("kernel_functional"), "functional", "full"),
+    "numerical_short": KernelPrompt("numerical", _NUMERICAL, *FIELDS["numerical"], variant="short"),
+    "functional_short": KernelPrompt("functional", _FUNCTIONAL, *FIELDS["functional"], variant="short"),
+}
+
+def get_prompt(prompt:str|KernelPrompt, # 'numerical', 'functional', '<prior>_short', a KernelPrompt, or a template string
+               model:str|None=None, # the model that will read it: an embedded model gets the short variant of a prior
+               prompt_file=None, # a user's template file (used with the answer fields of `prompt`'s prior)
               ) -> KernelPrompt:
-    "A `KernelPrompt` by name; a template string becomes a custom prompt with the numerical prior's fields."
+    "The `KernelPrompt` to send: a user's file, the short variant for an embedded model, or the full prompt."
+    if prompt_file is not None:
+        prior = prompt.name if isinstance(prompt, KernelPrompt) else str(prompt).removesuffix("_short")
+        return prompt_from_file(prompt_file, prior if prior in FIELDS else "numerical")
     if isinstance(prompt, KernelPrompt): return prompt
+    if isinstance(prompt, str) and prompt in FIELDS and model is not None and str(model).startswith("local/"):
+        return PROMPTS[f"{prompt}_short"]
     if isinstance(prompt, str) and prompt in PROMPTS: return PROMPTS[prompt]
     if isinstance(prompt, str) and ("{" in prompt or "\n" in prompt or len(prompt) > 40):
-        return KernelPrompt("custom", check_template(prompt), PROMPTS["numerical"].each, PROMPTS["numerical"].pair)
+        return KernelPrompt("custom", check_template(prompt), *FIELDS["numerical"], variant="custom")
     raise ValueError(f"unknown prompt {prompt!r}; use one of {sorted(PROMPTS)}, a KernelPrompt, or a template with "
                      "{pert_a} and {pert_b} slots")
 
+# %% ../nbs/10_kernel.ipynb #f082e586
+_COMMON_ITEMS = {
+    "role: a scientist reading RNA-seq data": [r"scientist|biologist", r"RNA-seq"],
+    "input: limma differential expression per perturbation": [r"differential expression", r"limma"],
+    "DE thresholds: FDR <= 0.05 and |log2FC| >= 0.5": [r"0\.05", r"fdr", r"0\.5\b", r"absolute|abs\("],
+    "input format: [(HGNC_symbol, log2_fold_change, fdr), ...]": [r"\[\(HGNC_symbol, log2_fold_change, fdr\), \.\.\.\]"],
+    "analysis of A, then of B with the same structure": [r"perturbation A", r"perturbation B", r"same"],
+    "score in [-1, 1] in similarity_score": [r"similarity_score", r"-1(\.0)? to (\+)?1"],
+    "scale anchor +1": [r"(\+)?1\.0:"], "scale anchor +0.5..+0.9": [r"(\+)?0\.5 to (\+)?0\.9"],
+    "scale anchor 0..+0.4": [r"0\.0 to (\+)?0\.4"], "scale anchor 0": [r"- 0\.0:"],
+    "scale anchor -0.4..0": [r"-0\.4 to (-)?0\.0"], "scale anchor -0.9..-0.5": [r"-0\.9 to -0\.5"], "scale anchor -1": [r"-1\.0:"],
+    "conservative when unclear": [r"conservative"],
+    "slots": [r"\{pert_a\}", r"\{pert_b\}"],
+}
+PROMPT_CHECKLIST = {
+    "numerical": {**_COMMON_ITEMS,
+        "context: effects reach pathways, programmes, modules; not all are strong": [r"pathways", r"transcriptional programmes|transcriptional programs", r"regulatory modules", r"strong or clear"],
+        "lists unordered and of varying length": [r"no particular order|unordered", r"length"],
+        "per-perturbation: direction and magnitude": [r"direction", r"size|magnitude"],
+        "per-perturbation: key genes and their functions": [r"genes matter most|key genes", r"what they do|functions"],
+        "per-perturbation: pathways and regulatory modules": [r"pathways and regulatory modules"],
+        "per-perturbation: overall impact summary": [r"overall"],
+        "per-perturbation: say when changes are minimal or unclear": [r"small or hard to interpret|minimal or unclear"],
+        "per-perturbation: acknowledge uncertain significance": [r"not sure|uncertain"],
+        "output fields of each: reasoning, key_genes, affected_pathways, biological_impact":
+            [r"\breasoning\b", r"key_genes", r"affected_pathways", r"biological_impact"],
+        "impact summary includes limitations and uncertainties": [r"limits|limitations", r"uncertain"],
+        "pairwise: same direction -> positive": [r"same way|same direction", r"positive"],
+        "pairwise: opposite direction -> negative": [r"opposite", r"negative"],
+        "pairwise: magnitude sets the strength": [r"larger changes|magnitude of changes"],
+        "pairwise: overall pattern, shared and unique, relative magnitudes": [r"pattern", r"both share|shared", r"only one|unique", r"relative"],
+        "pairwise: minimal effects reflected in the score": [r"barely changes|minimal effects"],
+        "pairwise output fields": [r"overlapping_genes", r"overlapping_pathways", r"similarity_reasoning"],
+        "rule: unrelated functions -> 0.0": [r"unrelated", r"0\.0"],
+        "rule: minimal or unclear effects -> conservative": [r"weak or unclear|minimal or unclear", r"conservative"],
+        "rule: when in doubt, err on the side of caution": [r"doubt", r"caution"],
+        "rule: do not overinterpret small or unclear changes": [r"read more into|overinterpret"],
+        "rule: acknowledge uncertain or minimal impact": [r"explicitly", r"uncertain"],
+    },
+    "functional": {**_COMMON_ITEMS,
+        "context: DE reflects upstream targets and regulatory pathways": [r"upstream targets", r"regulatory pathways"],
+        "context: one interaction or several targets (polypharmacology)": [r"one molecular interaction|single molecular interaction", r"polypharmacology"],
+        "task: mechanistic drivers, structured interpretation, functional similarity": [r"mechanistic drivers", r"structured", r"functional"],
+        "task: not on gene overlap or LFC magnitude alone; noise": [r"noise", r"overlap", r"log2 fold change"],
+        "upstream: direct targets (enzymes, receptors, TFs)": [r"direct targets", r"enzymes", r"receptors", r"transcription factors"],
+        "upstream: secondary targets": [r"secondary targets"],
+        "upstream: regulatory networks, signalling cascades, transcriptional programmes": [r"regulatory networks", r"signalling cascades|signaling cascades", r"transcriptional programmes|transcriptional programs"],
+        "downstream: pathways/processes and overall theme": [r"downstream", r"cellular processes", r"theme", r"ER stress"],
+        "acknowledge unclear target or mechanism": [r"unclear"],
+        "output fields of each": [r"primary_targets", r"secondary_targets", r"upstream_regulators", r"affected_pathways", r"functional_themes", r"causal_reasoning"],
+        "compare: pathways/systems, targets, concordant/opposing/unrelated, shared regulators or convergence":
+            [r"cellular systems", r"targets", r"concordant", r"oppos", r"unrelated", r"upstream regulators", r"converge"],
+        "compare: avoid gene-level overlap and LFC magnitude": [r"single genes|gene-level", r"size of the log2 fold changes|magnitude"],
+        "compare: prioritise biological reasoning": [r"priority|prioriti"],
+        "compare: unclear or diffuse mechanism -> conservative": [r"unclear or spread|unclear or (biologically )?diffuse", r"conservative"],
+        "comparison output fields incl. justification": [r"shared_targets", r"shared_functional_themes", r"mechanistic_comparison", r"justification"],
+        "principle: causal reasoning first": [r"causal reasoning"],
+        "principle: noise, do not overinterpret LFC values": [r"noisy|noise", r"too much into the exact|overinterpret the numerical"],
+        "principle: name candidate upstream drivers": [r"candidate upstream drivers"],
+        "principle: allow for polypharmacology": [r"allow for polypharmacology|accommodate the possibility of polypharmacology"],
+        "principle: weak or diffuse signals": [r"weak or diffuse"],
+        "principle: conservative when uncertainty is high": [r"uncertainty is high"],
+    },
+}
+
+def prompt_checklist(template:str|KernelPrompt, # a template (or KernelPrompt) to check
+                     prior:str="numerical", # whose instructions: 'numerical' (Box S1) or 'functional' (Box S2)
+                    ) -> list[str]:
+    "The items of the paper's instructions for `prior` that `template` lacks (empty: all present)."
+    import re
+    if prior not in PROMPT_CHECKLIST: raise ValueError(f"prior={prior!r}; use one of {sorted(PROMPT_CHECKLIST)}")
+    t = re.sub(r"\s+", " ", template.template if isinstance(template, KernelPrompt) else str(template))  # line breaks are spaces
+    return [item for item, pats in PROMPT_CHECKLIST[prior].items() if not all(re.search(p, t, re.I) for p in pats)]
+
 # %% ../nbs/10_kernel.ipynb #bf0709e4
+MAX_ANSWER_CHARS = 200_000  # longer answers are failures (a kernel answer is a few kB; 8192 tokens are ~40 kB)
+MAX_ANSWER_BRACKETS = 20_000  # more '[' / '{' than this: a failure (bounds the search for the JSON object)
+
+def _fail(why:str, fields=None, raw=np.nan, oor:bool=False) -> dict:
+    return dict(score=np.nan, raw_score=raw, fields=fields if isinstance(fields, dict) else {}, error=why, out_of_range=oor)
+
+def _read_json(text:str):
+    "(JSON value or None, reason it could not be read or None); never raises."
+    if len(text) > MAX_ANSWER_CHARS: return None, f"the answer has {len(text):,} characters, over MAX_ANSWER_CHARS={MAX_ANSWER_CHARS:,}"
+    if text.count("[") + text.count("{") > MAX_ANSWER_BRACKETS:
+        return None, f"the answer has over MAX_ANSWER_BRACKETS={MAX_ANSWER_BRACKETS:,} brackets"
+    try: return parse_json(text), None
+    except RecursionError: return None, "the answer's JSON is nested too deeply to read"
+    except Exception as e: return None, f"the answer could not be read as JSON ({type(e).__name__})"
+
 def parse_answer(text:str|None, # the model's raw answer
+                 out_of_range:str="clip", # a score outside [-1, 1]: 'clip' it, or 'fail' the answer (the paper's schema)
                 ) -> dict:
-    "{'score': clipped score or NaN, 'raw_score', 'fields': the answer's JSON object, 'error': None or why no score}."
-    obj = parse_json(text)
-    if not isinstance(obj, dict):
-        return dict(score=np.nan, raw_score=np.nan, fields={}, error="no JSON object in the answer" if obj is None else "the answer is not a JSON object")
+    "{'score', 'raw_score', 'fields', 'error': None or why no score, 'out_of_range': bool}; never raises on any answer."
+    if out_of_range not in ("clip", "fail"): raise ValueError(f"out_of_range={out_of_range!r}; use 'clip' or 'fail'")
+    if text is None: return _fail("no JSON object in the answer")
+    if not isinstance(text, str): return _fail(f"the answer is a {type(text).__name__}, not text")
+    obj, why = _read_json(text)
+    if why: return _fail(why)
+    if not isinstance(obj, dict): return _fail("no JSON object in the answer" if obj is None else "the answer is not a JSON object")
     s = obj.get("similarity_score")
     try: raw = float(s) if not isinstance(s, bool) else np.nan
-    except (TypeError, ValueError): raw = np.nan
+    except (TypeError, ValueError, OverflowError): raw = np.nan
     if not np.isfinite(raw):
-        why = "no similarity_score in the answer" if s is None else f"similarity_score {str(s)[:40]!r} is not a finite number"
-        return dict(score=np.nan, raw_score=np.nan, fields=obj, error=why)
-    return dict(score=float(np.clip(raw, -1.0, 1.0)), raw_score=raw, fields=obj, error=None)
+        return _fail("no similarity_score in the answer" if s is None else f"similarity_score {str(s)[:40]!r} is not a finite number", obj)
+    if abs(raw) > 1 + 1e-9:
+        if out_of_range == "fail": return _fail(f"similarity_score {raw:g} is outside [-1, 1]", obj, raw, True)
+        return dict(score=float(np.clip(raw, -1.0, 1.0)), raw_score=raw, fields=obj, error=None, out_of_range=True)
+    return dict(score=float(np.clip(raw, -1.0, 1.0)), raw_score=raw, fields=obj, error=None, out_of_range=False)
 
 # %% ../nbs/10_kernel.ipynb #bb467d75
 def n_kernel_calls(n:int) -> int:
@@ -269,14 +412,18 @@ def kernel_pairs(n:int, # number of samples
     return df.reset_index(drop=True)
 
 # %% ../nbs/10_kernel.ipynb #cc0dd46b
-def _defaults(model:str, max_tokens, max_chars, max_items):
-    local = model.startswith("local/")
-    return (max_tokens if max_tokens != "auto" else (320 if local else 8192),
+def is_embedded(model:str) -> bool:
+    "True for the in-process embedded models (`local/...`)."
+    return isinstance(model, str) and model.startswith("local/")
+
+def _defaults(model:str, max_tokens, max_chars, max_items, reasoning_budget=None):
+    local = is_embedded(model)
+    return (max_tokens if max_tokens != "auto" else (320 if local else 8192 + int(reasoning_budget or 0)),
             max_chars if max_chars != "auto" else (16 if local else None),
             max_items if max_items != "auto" else (1 if local else None))
 
 def _new_calls(results:list[LLMResult]) -> int:
-    return sum((not r.cached and r.text is not None) or bool(r.error and "llm_limit" not in r.error) for r in results)
+    return sum(r.status not in ("cached", "not_sent") for r in results)
 
 def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile or str; a is shown first
                 prompt:str|KernelPrompt="numerical", # prompt name, KernelPrompt or template
@@ -285,20 +432,25 @@ def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile 
                 attempts:int=3, # tries per pair until a usable score
                 temperature:float=0.0, # sampling temperature of the first attempt
                 retry_temperature:float=0.7, # temperature of retries when the first attempt was greedy
-                max_tokens:int|str="auto", # answer token cap ('auto': 320 embedded, 8192 otherwise)
+                max_tokens:int|str="auto", # answer token cap ('auto': 320 embedded, else 8192 + reasoning_budget)
                 max_chars:int|None|str="auto", # longest string in the schema ('auto': 16 embedded, unbounded otherwise)
                 max_items:int|None|str="auto", # longest list in the schema ('auto': 1 embedded, unbounded otherwise)
                 reasoning_budget:int|None=None, # thinking tokens (see llm.reasoning_params)
-                llm_limit:int|None=None, # most new LLM calls (cache hits are free); None: no limit
+                out_of_range:str="auto", # score outside [-1, 1]: 'fail' (the paper), 'clip'; 'auto': clip embedded, fail others
+                llm_limit:int|None=None, # most new LLM calls of this call (cache hits are free); None: no limit
+                budget:Budget|None=None, # the run's shared llm.Budget (calls, max_cost, dry_run); None: a fresh one
+                api_base:str|None=None, # server URL for OpenAI-compatible servers (vLLM, Ollama, ...)
                 cache:ResponseCache|str|Path|None=None, # response cache or its JSONL path
                 concurrency:int=4, # requests in flight
                 precision:int=2, # decimals of rendered LFCs
                 progress:bool=True, # tqdm progress bars
                ) -> tuple[pd.DataFrame, dict]:
     "Score (a, b) pairs with up to `attempts` tries each: (one trace row per attempt, usage summary)."
-    kp = get_prompt(prompt)
+    kp = get_prompt(prompt, model)
     if attempts < 1: raise ValueError(f"attempts={attempts} must be >= 1")
-    max_tokens, max_chars, max_items = _defaults(model, max_tokens, max_chars, max_items)
+    policy = out_of_range if out_of_range != "auto" else ("clip" if is_embedded(model) else "fail")
+    if policy not in ("clip", "fail"): raise ValueError(f"out_of_range={out_of_range!r}; use 'fail', 'clip' or 'auto'")
+    max_tokens, max_chars, max_items = _defaults(model, max_tokens, max_chars, max_items, reasoning_budget)
     schema = kp.schema(max_chars, max_items)
     texts = [kp.format(a, b, precision) for a, b in pairs]
     cache = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
@@ -308,36 +460,39 @@ def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile 
         temp = temperature if attempt == 0 or temperature > 0 else retry_temperature
         res = complete_many([texts[k] for k in pending], model=model, schema=schema, system=kp.system, temperature=temp,
                             max_tokens=max_tokens, seed=seed + attempt, reasoning_budget=reasoning_budget, cache=cache,
-                            concurrency=concurrency, limit=left, progress=progress)
+                            concurrency=concurrency, limit=left, budget=budget, api_base=api_base, progress=progress)
         all_results += res
         if left is not None: left = max(0, left - _new_calls(res))
         nxt = []
         for k, r in zip(pending, res):
-            skipped = bool(r.error and "llm_limit" in r.error)
-            pa = parse_answer(r.text) if r.text is not None else dict(score=np.nan, raw_score=np.nan, fields={}, error=r.error)
+            skipped = r.status == "not_sent"  # llm_limit, max_cost or a dry run: unscored, not failed
+            pa = (parse_answer(r.text, policy) if r.text is not None
+                  else dict(score=np.nan, raw_score=np.nan, fields={}, error=r.error, out_of_range=False))
             rows.append(dict(job=k, attempt=attempt, seed=seed + attempt, temperature=temp, score=pa["score"],
-                             raw_score=pa["raw_score"], ok=pa["error"] is None, skipped=skipped,
+                             raw_score=pa["raw_score"], ok=pa["error"] is None, out_of_range=pa["out_of_range"], skipped=skipped,
                              error=None if skipped else pa["error"], schema_error=r.parse_error if r.text is not None else None,
                              cached=r.cached, latency=r.latency, tokens=r.usage.get("total_tokens", 0), key=r.key,
                              text=r.text, fields=pa["fields"]))
             if pa["error"] is not None and not skipped: nxt.append(k)
         pending = nxt
-    tr = pd.DataFrame(rows, columns=["job", "attempt", "seed", "temperature", "score", "raw_score", "ok", "skipped", "error",
+    tr = pd.DataFrame(rows, columns=["job", "attempt", "seed", "temperature", "score", "raw_score", "ok", "out_of_range", "skipped", "error",
                                      "schema_error", "cached", "latency", "tokens", "key", "text", "fields"])
     tr.insert(1, "id_a", [pairs[k][0].id if hasattr(pairs[k][0], "id") else str(pairs[k][0])[:40] for k in tr.job])
     tr.insert(2, "id_b", [pairs[k][1].id if hasattr(pairs[k][1], "id") else str(pairs[k][1])[:40] for k in tr.job])
     usage = usage_summary(all_results)
-    usage["model"], usage["prompt"] = model, kp.name
+    usage["model"], usage["prompt"], usage["prompt_variant"], usage["out_of_range_policy"] = model, kp.name, kp.variant, policy
     return tr.sort_values(["job", "attempt"]).reset_index(drop=True), usage
 
 def final_scores(traces:pd.DataFrame, # from score_pairs (several attempts per job)
                 n_jobs:int, # number of jobs (pairs) sent
                ) -> pd.DataFrame:
-    "Per job: the score of its successful attempt (NaN if none), attempts used, and status 'ok'/'failed'/'unscored'."
-    st = pd.DataFrame(dict(job=np.arange(n_jobs), score=np.nan, attempts=0, status="unscored"))
+    "Per job: the score of its successful attempt (NaN if none), attempts used, status 'ok'/'failed'/'unscored', out_of_range."
+    st = pd.DataFrame(dict(job=np.arange(n_jobs), score=np.nan, attempts=0, status="unscored", out_of_range=False))
     if len(traces):
         sent = traces[~traces.skipped]
         st["attempts"] = sent.groupby("job").size().reindex(st.job, fill_value=0).to_numpy()
+        if "out_of_range" in sent:  # any attempt of the job answered outside [-1, 1]
+            st["out_of_range"] = sent.groupby("job").out_of_range.any().reindex(st.job, fill_value=False).astype(bool).to_numpy()
         good = sent[sent.ok].groupby("job").score.first()
         st.loc[st.attempts > 0, "status"] = "failed"
         st.loc[good.index, "status"] = "ok"
@@ -386,9 +541,17 @@ class KernelResult:
     model: str = ""
     prompt: str = ""
     params: dict = field(default_factory=dict)
+    out_of_range: np.ndarray|None = None # n x n bool: some attempt answered a score outside [-1, 1]
 
     @property
     def n(self) -> int: return len(self.ids)
+    @property
+    def out_of_range_rate(self) -> float:
+        "Pairs with an answer outside [-1, 1] (clipped or failed, per the policy) / pairs that were sent."
+        iu = np.triu_indices(self.n)
+        sent = ~self.unscored[iu]
+        oor = self.out_of_range if self.out_of_range is not None else np.zeros_like(self.failed)
+        return float(oor[iu][sent].mean()) if sent.any() else float("nan")
     @property
     def failure_rate(self) -> float:
         "Failed pairs / pairs that were sent (self-pairs included, each unordered pair once)."
@@ -411,6 +574,8 @@ class KernelResult:
         return dict(model=self.model, prompt=self.prompt, n=self.n, pairs=len(iu[0]),
                     scored=int((~self.unscored[iu] & ~self.failed[iu]).sum()), failed=int(self.failed[iu].sum()),
                     unscored=int(self.unscored[iu].sum()), failure_rate=self.failure_rate,
+                    out_of_range=int((self.out_of_range if self.out_of_range is not None else self.failed & False)[iu].sum()),
+                    out_of_range_rate=self.out_of_range_rate, out_of_range_policy=self.usage.get("out_of_range_policy"),
                     self_consistency_hard=sc["hard"], self_consistency_soft=sc["soft"],
                     symmetry_pairs=len(both), symmetry_mean_abs_diff=float(both.abs_diff.mean()) if len(both) else float("nan"),
                     calls=self.usage.get("calls", 0), cached=self.usage.get("cached", 0), tokens=self.usage.get("tokens", 0))
@@ -437,8 +602,9 @@ def assemble_kernel(jobs:pd.DataFrame, # one row per job: pair, i, j, a, b, chec
     main = jobs.check.to_numpy() == "main"
     i, j = jobs.i.to_numpy()[main], jobs.j.to_numpy()[main]
     f = final[main]
-    raw, failed, unscored = np.full((n, n), np.nan), np.zeros((n, n), bool), np.ones((n, n), bool)
-    for M_, v in ((raw, f.score.to_numpy()), (failed, (f.status == "failed").to_numpy()), (unscored, (f.status == "unscored").to_numpy())):
+    raw, failed, unscored, oor = np.full((n, n), np.nan), np.zeros((n, n), bool), np.ones((n, n), bool), np.zeros((n, n), bool)
+    for M_, v in ((raw, f.score.to_numpy()), (failed, (f.status == "failed").to_numpy()), (unscored, (f.status == "unscored").to_numpy()),
+                  (oor, f.out_of_range.to_numpy(bool))):
         M_[i, j] = v; M_[j, i] = v
     sim = np.where(np.isnan(raw), 0.0, raw)
     np.fill_diagonal(sim, np.where(np.isnan(np.diag(raw)), 1.0, np.diag(raw)))
@@ -446,7 +612,7 @@ def assemble_kernel(jobs:pd.DataFrame, # one row per job: pair, i, j, a, b, chec
     tr = meta_cols.iloc[traces.job.to_numpy()].reset_index(drop=True).join(traces.drop(columns=["job"]).reset_index(drop=True)) if len(traces) else traces
     if len(tr): tr.insert(0, "job", traces.job.to_numpy())
     if len(tr): tr.insert(tr.columns.get_loc("a") + 2, "order", np.where(tr.a == tr.i, "ij", "ji"))
-    return KernelResult(list(ids), sim, raw, failed, unscored, _flatten(tr), _symmetry(jobs, final), **meta)
+    return KernelResult(list(ids), sim, raw, failed, unscored, _flatten(tr), _symmetry(jobs, final), out_of_range=oor, **meta)
 
 def score_kernel(profiles:Sequence, # RNAProfile / TextProfile inputs (unique ids)
                  prompt:str|KernelPrompt="numerical", # 'numerical', 'functional', a KernelPrompt or a template
@@ -464,7 +630,7 @@ def score_kernel(profiles:Sequence, # RNAProfile / TextProfile inputs (unique id
     "Score every unordered pair (self-pairs included) of `profiles` with an LLM: the paper's kernel matrix."
     ids = _check_inputs(profiles)
     check_genes(profiles, known_genes)
-    kp = get_prompt(prompt)
+    kp = get_prompt(prompt, model)
     if not model.startswith("fake/"): check_model(model)
     n = len(ids)
     jobs = kernel_pairs(n, seed, max_pairs).assign(check="main")
@@ -500,26 +666,73 @@ def kernel_from_traces(traces:pd.DataFrame, # saved traces (load_traces)
     "Rebuild a KernelResult (matrix, masks, symmetry) from its traces."
     jobs = (traces.drop_duplicates("job").set_index("job")[["pair", "i", "j", "a", "b", "check"]]
             .reindex(range(int(traces.job.max()) + 1)).reset_index(drop=True))
-    base = ["job", "id_a", "id_b", "attempt", "seed", "temperature", "score", "raw_score", "ok", "skipped", "error", "schema_error",
-            "cached", "latency", "tokens", "key", "text", "fields"]
+    base = ["job", "id_a", "id_b", "attempt", "seed", "temperature", "score", "raw_score", "ok", "out_of_range", "skipped", "error",
+            "schema_error", "cached", "latency", "tokens", "key", "text", "fields"]
+    if "out_of_range" not in traces: traces = traces.assign(out_of_range=False)  # traces saved before the flag existed
     return assemble_kernel(jobs, traces[base], ids, **meta)
 
 # %% ../nbs/10_kernel.ipynb #2f560583
 def deg_matrix(profiles:Sequence[RNAProfile], # preprocessed profiles
+               fill:float|None=None, # value for a gene a profile did not keep; None: NaN (missing, as the paper)
               ) -> pd.DataFrame:
-    "Samples x genes LFC table over the union of the profiles' genes (0 where a gene was not kept)."
+    "Samples x genes LFC table over the union of the profiles' genes (NaN, or `fill`, where a gene was not kept)."
     ids = _check_inputs(profiles)
     rna = [p for p in profiles if isinstance(p, RNAProfile)]
     if len(rna) != len(profiles): raise TypeError("deg_matrix needs RNAProfile inputs; texts have no LFC vector")
-    return pd.DataFrame([dict(zip(p.genes, p.lfc)) for p in rna], index=ids).fillna(0.0)
+    X = pd.DataFrame([dict(zip(p.genes, p.lfc)) for p in rna], index=ids, dtype=float)
+    return X if fill is None else X.fillna(fill)
 
-def baseline_similarity(profiles, # preprocessed RNAProfiles, or a samples x genes table (deg_matrix)
-                        method:str="pearson", # 'pearson' or 'spearman' (DataFrame.corr)
-                       ) -> pd.DataFrame:
-    "Pearson or Spearman similarity of DEG vectors (pandas DataFrame.corr), undefined -> 0."
+def _masked_ranks(V:np.ndarray, M:np.ndarray) -> np.ndarray:
+    "Average ranks (1-based, ties averaged) of each row's entries where M is True; NaN elsewhere."
+    W = np.where(M, V, np.inf)
+    order = np.argsort(W, axis=1, kind="stable")
+    Ws = np.take_along_axis(W, order, 1)
+    pos = np.broadcast_to(np.arange(W.shape[1]), W.shape)
+    start = np.ones(W.shape, bool); start[:, 1:] = Ws[:, 1:] != Ws[:, :-1]
+    end = np.ones(W.shape, bool); end[:, :-1] = start[:, 1:]
+    first = np.maximum.accumulate(np.where(start, pos, 0), axis=1)
+    last = np.minimum.accumulate(np.where(end, pos, W.shape[1])[:, ::-1], axis=1)[:, ::-1]
+    R = np.empty(W.shape); np.put_along_axis(R, order, (first + last) / 2 + 1, axis=1)
+    return np.where(M, R, np.nan)
+
+def _rowwise_pearson(A:np.ndarray, B:np.ndarray, M:np.ndarray) -> np.ndarray:
+    "Pearson r of A[r] and B[r] over the entries where M[r]; NaN with < 2 entries or no variance."
+    n = M.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        da = np.where(M, A - (np.where(M, A, 0).sum(1) / n)[:, None], 0)
+        db = np.where(M, B - (np.where(M, B, 0).sum(1) / n)[:, None], 0)
+        sa, sb = (da * da).sum(1), (db * db).sum(1)
+        r = (da * db).sum(1) / np.sqrt(sa * sb)
+    return np.where((n >= 2) & (sa > 0) & (sb > 0), np.clip(r, -1, 1), np.nan)
+
+def masked_corr(X, # samples x genes, NaN where a sample has no value
+                method:str="pearson", # 'pearson' or 'spearman'
+               ) -> np.ndarray:
+    "Pairwise-complete correlation of the rows of X (pandas `DataFrame.corr` semantics); NaN where undefined."
     if method not in ("pearson", "spearman"): raise ValueError(f"method={method!r}; use 'pearson' or 'spearman'")
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2: raise ValueError(f"X must be a 2-D samples x genes array, got shape {X.shape}")
+    M, n = np.isfinite(X), len(X)
+    out = np.full((n, n), np.nan)
+    for i in range(n):  # sample i against samples i..n-1 at once, over the genes i kept
+        cols = np.flatnonzero(M[i])
+        if not len(cols): continue
+        Mi, A, B = M[i:, cols], np.broadcast_to(X[i, cols], (n - i, len(cols))), X[i:, cols]
+        if method == "spearman": A, B = _masked_ranks(A, Mi), _masked_ranks(B, Mi)
+        out[i, i:] = out[i:, i] = _rowwise_pearson(A, B, Mi)
+    return out
+
+def baseline_similarity(profiles, # preprocessed RNAProfiles, or a samples x genes table (NaN = not kept)
+                        method:str="pearson", # 'pearson' or 'spearman'
+                        missing:str="pairwise", # 'pairwise': over the genes both kept (the paper); 'zero': union, 0 where not kept
+                       ) -> pd.DataFrame:
+    "Pearson or Spearman similarity of DEG vectors, as the paper (pairwise-complete `DataFrame.corr`), undefined -> 0."
+    if method not in ("pearson", "spearman"): raise ValueError(f"method={method!r}; use 'pearson' or 'spearman'")
+    if missing not in ("pairwise", "zero"): raise ValueError(f"missing={missing!r}; use 'pairwise' (the paper) or 'zero'")
     X = profiles if isinstance(profiles, pd.DataFrame) else deg_matrix(profiles)
-    return X.T.corr(method=method).fillna(0.0)
+    X = X.astype(float).fillna(0.0) if missing == "zero" else X.astype(float)
+    return pd.DataFrame(np.nan_to_num(masked_corr(X.to_numpy(), method), nan=0.0), index=X.index, columns=X.index)
+
 
 # %% ../nbs/10_kernel.ipynb #a90e6588
 def evaluate_similarity(sim, # n x n similarity matrix (array or DataFrame)
@@ -599,3 +812,105 @@ def plot_recall(table:pd.DataFrame, # recall_table output
 def plt_subplots(*args, **kw):
     import matplotlib.pyplot as plt
     return plt.subplots(*args, figsize=kw.pop("figsize", (5, 3.5)), **kw)
+
+# %% ../nbs/10_kernel.ipynb #7339ffc6
+from pydantic import Field as _F
+KERNEL_PARAMS = dict(
+    prompt=OneOf("numerical", "functional"), prompt_file=NonEmptyStr | None, out_of_range=OneOf("auto", "clip", "fail"),
+    compounds=ListOf(NonEmptyStr, min_len=2) | None, n_compounds=Annotated[int, _F(strict=True, ge=2)] | None,
+    replicates=Annotated[int, _F(strict=True, ge=2, le=6)], max_genes=PosInt, budgets=ListOf(NonNegInt, min_len=1),
+    table_budget=NonNegInt | None, repeats=PosInt, max_pairs=NonNegInt | None, symmetry_pairs=NonNegInt, full_max_genes=PosInt)
+
+def kernel_rules() -> list:
+    "How the kernel parameters combine: (check(values) -> bool, message) pairs for `params.check_params`."
+    return [(lambda v: v.get("table_budget") is None or v["table_budget"] in v["budgets"],
+             "table_budget must be one of `budgets` (or None for the largest)"),
+            (lambda v: v.get("compounds") is None or len(set(v["compounds"])) == len(v["compounds"]),
+             "compounds lists a compound twice; name each once")]
+
+# %% ../nbs/10_kernel.ipynb #c7d61af7
+def calibration_compounds(path=None, # drugseq/meta.csv (None: the data directory's)
+                         ) -> list[str]:
+    "The compounds of the DRUG-seq calibration design (DMSO left out), in file order."
+    from llm_perturb.data import data_path
+    meta = pd.read_csv(path or data_path("drugseq/meta.csv"))
+    if "compound" not in meta: raise ValueError("the DRUG-seq meta table lacks a 'compound' column")
+    return [c for c in dict.fromkeys(meta.compound.astype(str)) if c.upper() != "DMSO"]
+
+def paper_compounds(de:ad.AnnData, # DE profiles of the plate (`data.l1000_de`)
+                    annotation:pd.DataFrame, # `data.annotate_l1000_compounds` (hub_name per plate compound)
+                    n:int=14, # compounds wanted (the paper: 14)
+                    replicates:int=3, # doses averaged per compound for the distance
+                    calibration:Sequence[str]|None=None, # calibration names (None: `calibration_compounds()`)
+                   ) -> pd.DataFrame: # compound, reason ('calibration: <name>' or 'farthest point'), min_distance
+    "The paper preset's compounds: calibration compounds on the plate, then farthest-point fill to `n`."
+    import re
+    from llm_perturb.data import l1000_replicates
+    cal = list(calibration) if calibration is not None else calibration_compounds()
+    reps = l1000_replicates(de, replicates=replicates)
+    names = sorted(reps.obs.compound.astype(str).unique())
+    if not 1 <= n <= len(names): raise ValueError(f"n={n}; the plate has {len(names)} compounds")
+    key = lambda s: re.sub(r"^\((?:s|r|\+|-|rs)\)-", "", str(s).strip().lower())
+    alias = {key(c): c for c in names} | {key(h): c for c, h in annotation.get("hub_name", pd.Series(dtype=str)).dropna().items() if c in names}
+    chosen = {alias[key(c)]: f"calibration: {c}" for c in cal if key(c) in alias}
+    L = pd.DataFrame(np.asarray(reps.layers["lfc"], float), index=reps.obs.compound.astype(str)).groupby(level=0).mean().loc[names]
+    D = 1 - np.corrcoef(np.nan_to_num(L.to_numpy()))
+    idx = {c: k for k, c in enumerate(names)}
+    dist = {}
+    while len(chosen) < n:
+        if not chosen: nxt, d = names[0], np.nan
+        else:
+            mind = D[:, [idx[c] for c in chosen]].min(1)
+            mind[[idx[c] for c in chosen]] = -np.inf
+            nxt = names[int(np.argmax(mind))]; d = float(mind.max())  # argmax takes the first name among ties
+        chosen[nxt] = "farthest point"; dist[nxt] = d
+    return pd.DataFrame(dict(compound=list(chosen), reason=list(chosen.values()), min_distance=[dist.get(c, np.nan) for c in chosen]))
+
+# %% ../nbs/10_kernel.ipynb #0d7ac46e
+TABLE_METRICS = ("global_correlation", "purity", "ari", "ami", "aurecall")
+
+def table1(kernel_runs:pd.DataFrame, # one row per kernel repeat: method and the metric columns
+           baselines:dict, # baseline name -> {metric: value} (deterministic methods)
+           metrics:Sequence[str]=TABLE_METRICS, # the metric columns
+          ) -> pd.DataFrame: # long: method, metric, mean, sem, n, ci_low, ci_high, and per baseline t_vs_<b>, p_vs_<b>
+    "The paper's Table 1: mean ± SEM over repeats, and one-sample t-tests of each kernel against each baseline's value."
+    from scipy import stats as st
+    rows = []
+    for b, vals in baselines.items():
+        rows += [dict(method=b, metric=m, mean=float(vals[m]), sem=np.nan, n=1, ci_low=np.nan, ci_high=np.nan) for m in metrics if m in vals]
+    for meth, g in kernel_runs.groupby("method", sort=False):
+        for m in metrics:
+            x = g[m].to_numpy(float); x = x[np.isfinite(x)]
+            if not len(x): continue
+            ms = M.mean_sem(x)
+            half = st.t.ppf(0.975, len(x) - 1) * ms["sem"] if len(x) > 1 else np.nan
+            row = dict(method=meth, metric=m, mean=ms["mean"], sem=ms["sem"], n=len(x), ci_low=ms["mean"] - half, ci_high=ms["mean"] + half)
+            for b, vals in baselines.items():
+                tt = M.ttest_1samp(x, vals[m]) if len(x) > 1 and np.ptp(x) > 1e-12 and m in vals else dict(statistic=np.nan, pvalue=np.nan)
+                row |= {f"t_vs_{b}": tt["statistic"], f"p_vs_{b}": tt["pvalue"]}
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+def format_table(long:pd.DataFrame, digits:int=2) -> pd.DataFrame:
+    "A wide, readable table: 'mean ± SEM' per method x metric (the paper's layout)."
+    f = lambda r: f"{r['mean']:.{digits}f}" + (f" ± {r['sem']:.{digits}f}" if np.isfinite(r["sem"]) else "")
+    return long.assign(cell=long.apply(f, axis=1)).pivot(index="method", columns="metric", values="cell").reindex(
+        index=long.method.unique(), columns=[m for m in long.metric.unique()])
+
+# %% ../nbs/10_kernel.ipynb #e664db8a
+def plot_budget_sweep(kernel_runs:pd.DataFrame, # one row per (method, budget, repeat) with metric columns
+                      metrics:Sequence[str]=TABLE_METRICS, # one panel per metric
+                      baselines:dict|None=None, # name -> {metric: value}, drawn as horizontal lines
+                      title:str=""): # figure title (name the model and the data)
+    "Metric vs thinking budget, mean ± SEM over repeats per kernel (the paper's Figure 2 / S1); returns the figure."
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.2 * len(metrics), 3), squeeze=False)
+    for ax, m in zip(axes[0], metrics):
+        for meth, g in kernel_runs.groupby("method", sort=False):
+            agg = g.groupby("budget")[m].agg(["mean", "sem"]).sort_index()
+            ax.errorbar(agg.index, agg["mean"], yerr=agg["sem"].fillna(0), marker="o", ms=3, capsize=2, label=meth)
+        for k, (b, vals) in enumerate((baselines or {}).items()):
+            if m in vals: ax.axhline(vals[m], ls="--", c=f"C{k + 3}", lw=1, label=b)
+        ax.set(xlabel="thinking budget (tokens)", title=m); ax.set_xscale("symlog", linthresh=256)
+    axes[0][0].legend(fontsize=7); fig.suptitle(title, fontsize=9); fig.tight_layout()
+    return fig

@@ -30,7 +30,7 @@ def simulate_batch_effects(
     shift_sd: float = 3.0,  # sd of the per-batch global shift B_b
     gene_frac: float = 0.4,  # probability that a gene is batch-sensitive (Z_j ~ Bernoulli)
     gene_sd: float = 1.5,  # sd of the batch × gene effect G_bj of sensitive genes
-    scale: float = 3.0,  # the batch effect (B + G) is divided by this before it is added
+    scale: float = 3.0,  # the noised matrix (x + B + G) is divided by this (the paper: sigma = 3)
     seed: int = 0,  # seed of the numpy Generator
     layer: str = "lfc",  # (AnnData) layer holding the clean matrix
     key_added: str = "lfc_batch",  # (AnnData) layer that receives the noised matrix; parameters go to .uns[key_added]
@@ -58,7 +58,7 @@ def simulate_batch_effects(
     B = rng.normal(0, shift_sd, len(labels))
     Z = rng.random(x.shape[1]) < gene_frac
     G = rng.normal(0, gene_sd, (len(labels), x.shape[1])) * Z
-    noised = x + (B[code, None] + G[code]) / scale
+    noised = (x + B[code, None] + G[code]) / scale
     params = dict(simulated=True, model="LLM Kernel §3.3 two-component batch effect", batches=labels, B=B, Z=Z, G=G,
                   shift_sd=shift_sd, gene_frac=gene_frac, gene_sd=gene_sd, scale=scale, seed=seed)
     if adata is not None:
