@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .llm import DEFAULT_MODEL, parse_json, selection_schema
+from .llm import DEFAULT_MODEL, json_values, parse_json, selection_schema
 from .data import data_path, normalize_symbols, symbol_map, perturbqa_cell_lines
 from .neighbours import neighbour_predict, label_matrix, rowwise_pearson
 from .select import cell_line_context, plan_requests, request_usage, run_requests, unsent
@@ -121,12 +121,7 @@ def _names_in(obj) -> list|None:
         return v if isinstance(v, list) else None
     return obj if isinstance(obj, list) else None
 
-def _json_values(text:str):
-    "Every decodable JSON object or array in `text`, in order of appearance."
-    dec = json.JSONDecoder()
-    for m in re.finditer(r"[\[{]", text):
-        try: yield dec.raw_decode(text, m.start())[0]
-        except ValueError: continue
+_json_values = json_values  # every JSON value of an answer, under parse_json's size and depth bounds
 
 def _as_name(x) -> str|None:
     "A gene name from a list item (a string, or a dict with a gene/name/symbol entry)."

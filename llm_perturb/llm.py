@@ -485,8 +485,9 @@ def _retry_after(e:Exception) -> float:
     "Seconds a 429 asks to wait (its Retry-After header), 0 if it does not say."
     for resp in (getattr(e, "response", None), getattr(e, "litellm_response_headers", None)):
         headers = getattr(resp, "headers", resp)
-        try: return min(60.0, float(headers.get("retry-after") or 0))
+        try: wait = min(60.0, float(headers.get("retry-after") or 0))
         except Exception: continue
+        if wait > 0: return wait  # litellm leaves e.response's headers empty: look on
     return 0.0
 
 async def _call(model, messages, params, retries, backoff, timeout):
