@@ -332,10 +332,10 @@ def overview(results:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
     rows = []
     for r in runs.to_dict("records"):
         d = results[results.run == r["run"]]
-        llm = d[d.uses_llm]
+        llm = d[d.uses_llm.astype(bool)]  # an empty object column would select columns, not rows
         rows.append({"run": r["run"], "section": ", ".join(sorted(set(d.section))) or r["section"], "status": r["status"],
                      "numbers": len(d), "data": ", ".join(sorted(set(d.data) - {""})) or "",
-                     "LLM rows": len(llm), "LLM models": ", ".join(sorted({model_label(m, True) for m in llm.model})) or "none",
+                     "LLM rows": len(llm), "LLM models": ", ".join(sorted({model_label(m, True) for m in llm.get("model", ())})) or "none",
                      **{k: v for k, v in r.items() if k.startswith("llm ")}, "wall time (s)": r["wall_s"], "error": r["error"]})
     return pd.DataFrame(rows).replace({None: ""})
 
