@@ -25,9 +25,9 @@ __all__ = ['INPUT_KINDS', 'SLOTS', 'FIELDS', 'PROMPTS', 'PROMPT_CHECKLIST', 'MAX
            'plate_replicates', 'check_genes', 'check_template', 'KernelPrompt', 'prompt_path', 'prompt_from_file',
            'get_prompt', 'prompt_checklist', 'parse_answer', 'n_kernel_calls', 'kernel_pairs', 'is_embedded',
            'score_pairs', 'final_scores', 'KernelResult', 'assemble_kernel', 'score_kernel', 'load_traces',
-           'kernel_from_traces', 'deg_matrix', 'masked_corr', 'baseline_similarity', 'evaluate_similarity',
-           'flat_metrics', 'recall_table', 'plot_kernel', 'plot_recall', 'plt_subplots', 'kernel_rules',
-           'calibration_compounds', 'paper_compounds', 'table1', 'format_table', 'plot_budget_sweep']
+           'kernel_from_traces', 'deg_matrix', 'masked_corr', 'baseline_similarity', 'kernel_anndata',
+           'evaluate_similarity', 'flat_metrics', 'recall_table', 'plot_kernel', 'plot_recall', 'plt_subplots',
+           'kernel_rules', 'calibration_compounds', 'paper_compounds', 'table1', 'format_table', 'plot_budget_sweep']
 
 # %% ../nbs/10_kernel.ipynb #ac2bfa90
 class RNAProfile(BaseModel):
@@ -733,6 +733,46 @@ def baseline_similarity(profiles, # preprocessed RNAProfiles, or a samples x gen
     X = X.astype(float).fillna(0.0) if missing == "zero" else X.astype(float)
     return pd.DataFrame(np.nan_to_num(masked_corr(X.to_numpy(), method), nan=0.0), index=X.index, columns=X.index)
 
+
+# %% ../nbs/10_kernel.ipynb #cabcfd07
+def _uns_safe(d:dict) -> dict:
+    "`d` without None values, lists that are not all numbers or all strings stored as JSON: what h5ad can write."
+    out = {}
+    for k, v in d.items():
+        if v is None: continue
+        if isinstance(v, dict): v = _uns_safe(v)
+        elif isinstance(v, (list, tuple)) and not (all(isinstance(x, (int, float, np.number)) and not isinstance(x, bool) for x in v)
+                                                   or all(isinstance(x, str) for x in v)): v = json.dumps(list(v), default=str)
+        out[str(k)] = v
+    return out
+
+def kernel_anndata(adata:ad.AnnData, # samples x genes DE profiles: obs_names = sample ids, var_names = gene symbols
+                   method:str="pearson", # 'pearson' or 'spearman' (baselines, no LLM), or 'kernel' (the LLM kernel)
+                   key_added:str|None=None, # key in adata.obsp and adata.uns; None: '<method>_similarity'
+                   lfc_layer:str="lfc", # layer with the log2 fold changes ('X' for adata.X)
+                   fdr_layer:str="fdr", # layer with the FDRs
+                   max_genes:int=1000, fdr_max:float=0.05, lfc_min:float=0.5, # the paper's filter (`preprocess_profiles`)
+                   seed:int=0, # seed of the gene-order shuffle (and of `score_kernel`)
+                   genes:Sequence[str]|None=None, # restrict to this gene panel (None: all genes)
+                   missing:str="pairwise", # baselines: see `baseline_similarity`
+                   **kwargs, # method='kernel': passed to `score_kernel` (prompt, model, attempts, cache, llm_limit, ...)
+                  ) -> pd.DataFrame|KernelResult:
+    "Similarity of every pair of observations into `adata.obsp[key_added]`, its metadata into `adata.uns[key_added]`."
+    if method not in ("pearson", "spearman", "kernel"):
+        raise ValueError(f"method={method!r}; use 'pearson' or 'spearman' (baselines) or 'kernel' (the LLM kernel)")
+    if kwargs and method != "kernel": raise TypeError(f"{sorted(kwargs)} are options of the LLM kernel; pass method='kernel' or drop them")
+    key = key_added or f"{method}_similarity"
+    prep = dict(max_genes=max_genes, fdr_max=fdr_max, lfc_min=lfc_min, seed=seed, lfc_layer=lfc_layer, fdr_layer=fdr_layer)
+    profs = preprocess_profiles(adata, genes=genes, **prep)  # on_empty='raise': one profile per observation, in order
+    if method == "kernel":
+        out = score_kernel(profs, seed=seed, **kwargs)
+        sim, meta = out.sim, dict(out.summary(), params=out.params, usage=out.usage)
+    else:
+        out = baseline_similarity(profs, method, missing)
+        sim, meta = out.to_numpy(), dict(missing=missing)
+    adata.obsp[key] = np.asarray(sim, dtype=float)
+    adata.uns[key] = _uns_safe(dict(prep, method=method, n_genes=[len(q.genes) for q in profs], **meta))
+    return out
 
 # %% ../nbs/10_kernel.ipynb #a90e6588
 def evaluate_similarity(sim, # n x n similarity matrix (array or DataFrame)
