@@ -503,8 +503,9 @@ def auroc_table(pert, gene, labels, # the test pairs and their true labels
     n_genes = int((pd.Series(y).groupby(g).nunique() == 2).sum())
     rows = {}
     for j, m in enumerate(names):
-        lo, hi = bootstrap_interval(boot[:, j], level)
-        rows[m] = dict(auroc=auroc_per_gene(pert, gene, S[j], y), ci_low=lo, ci_high=hi,
+        est = auroc_per_gene(pert, gene, S[j], y)
+        lo, hi = bootstrap_interval(boot[:, j], level, est)  # normal interval (see metrics.auroc_per_gene_ci)
+        rows[m] = dict(auroc=est, ci_low=max(0.0, lo), ci_high=min(1.0, hi),
                        fallback_rate=(fallback or {}).get(m, np.nan), n_perts=len(set(pert)), n_genes=n_genes)
     col = {m: j for j, m in enumerate(names)}
     tests = {f"{a}_vs_{b}": paired_bootstrap(boot[:, col[a]], boot[:, col[b]], level) for a, b in pairs}

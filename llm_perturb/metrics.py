@@ -455,19 +455,25 @@ def auroc_per_gene_bootstrap(
     out = np.column_stack([_weighted_auroc_per_gene(p, g, s, y, counts) for s in S])
     return out[:, 0] if one else out
 
-def bootstrap_interval(samples, level:float=0.95) -> tuple[float, float]:
-    "Percentile interval of bootstrap samples (NaN samples ignored)."
+def bootstrap_interval(samples, level:float=0.95,
+                       estimate:float|None=None, # given: the normal interval estimate ± z·sd(samples)
+                      ) -> tuple[float, float]:
+    "Percentile interval of bootstrap samples (NaN samples ignored), or the normal interval around `estimate`."
     a = np.asarray(samples, dtype=float)
     a = a[~np.isnan(a)]
     if not 0 < level < 1: raise ValueError(f"level={level}; use a coverage in (0, 1) such as 0.95")
     if not len(a): return float("nan"), float("nan")
+    if estimate is not None:
+        half = stats.norm.ppf((1 + level) / 2) * a.std(ddof=1) if len(a) > 1 else float("nan")
+        return float(estimate - half), float(estimate + half)
     lo, hi = np.quantile(a, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
 
 def auroc_per_gene_ci(pert, gene, scores, labels, n_boot:int=1000, seed:int=0, level:float=0.95) -> dict:
-    "Per-gene AUROC with a percentile bootstrap interval over perturbations: {'auroc', 'ci_low', 'ci_high', 'n_boot'}."
-    lo, hi = bootstrap_interval(auroc_per_gene_bootstrap(pert, gene, scores, labels, n_boot, seed), level)
-    return dict(auroc=auroc_per_gene(pert, gene, scores, labels), ci_low=lo, ci_high=hi, n_boot=n_boot)
+    "Per-gene AUROC with a normal bootstrap interval over perturbations (clipped to [0, 1]): {'auroc', 'ci_low', 'ci_high', 'n_boot'}."
+    est = auroc_per_gene(pert, gene, scores, labels)
+    lo, hi = bootstrap_interval(auroc_per_gene_bootstrap(pert, gene, scores, labels, n_boot, seed), level, est)
+    return dict(auroc=est, ci_low=max(0.0, lo), ci_high=min(1.0, hi), n_boot=n_boot)
 
 def paired_bootstrap(a, # one method's resampled values (from the same resamples as b)
                      b, # the other method's
