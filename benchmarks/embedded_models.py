@@ -22,7 +22,7 @@ MODELS = ["local/smollm2-135m-instruct", "local/gemma3-270m", "local/qwen2.5-cod
 TASKS = {
     "kernel": ["-p", "n_compounds", "3", "-p", "replicates", "3", "-p", "max_genes", "10", "-p", "symmetry_pairs", "0",
                "-p", "llm_limit", "100"],
-    "langpert": ["-p", "cell_line", "k562", "-p", "n_test_llm", "15", "-p", "llm_train_sizes", "[null]",
+    "langpert": ["-p", "cell_lines", "[k562]", "-p", "n_test_llm", "15", "-p", "llm_train_sizes", "[null]",
                  "-p", "compare_model", "null", "-p", "llm_limit", "60"],
     "lgr": ["-p", "datasets", "[tahoe]", "-p", "regimes", "[unseen_drug]", "-p", "cell_lines", "[a498]",
             "-p", "n_queries_llm", "30", "-p", "llm_limit", "60"],

@@ -14,28 +14,32 @@ import scipy.sparse as sp
 from .llm import DEFAULT_MODEL, json_values, parse_json, selection_schema
 from .data import data_path, normalize_symbols, symbol_map, perturbqa_cell_lines
 from .neighbours import neighbour_predict, label_matrix, rowwise_pearson
-from .select import cell_line_context, plan_requests, request_usage, run_requests, unsent
+from .select import plan_requests, request_usage, run_requests, unsent
 
 # %% auto #0
-__all__ = ['LANGPERT_RULES', 'CANDIDATE_ORDERS', 'SYSTEM_PROMPT', 'LANGPERT_TEMPLATE', 'FALLBACK_STATUSES', 'AGGREGATORS',
-           'langpert_params', 'prepare_candidates', 'check_gene_symbol', 'langpert_prompt', 'extract_selection',
-           'match_to_pool', 'parse_selection', 'selection_requests', 'plan_calls', 'run_selections', 'not_sent',
+__all__ = ['LANGPERT_RULES', 'CANDIDATE_ORDERS', 'SYSTEM_PROMPT', 'LANGPERT_CONTEXTS', 'OTHER_CONTEXT', 'PROMPT_LAYOUTS',
+           'PROMPT_CHECKLIST', 'FALLBACK_STATUSES', 'AGGREGATORS', 'langpert_params', 'prepare_candidates',
+           'check_gene_symbol', 'langpert_context', 'langpert_prompt', 'extract_selection', 'match_to_pool',
+           'parse_selection', 'selection_requests', 'llm_settings', 'plan_calls', 'run_selections', 'not_sent',
            'selection_stats', 'langpert_predict', 'mean_baseline', 'ranked_by_similarity', 'oracle_neighbours',
-           'label_oracle_neighbours', 'continuous_scores', 'check_cell_line']
+           'label_oracle_neighbours', 'predictor_graphs', 'continuous_scores', 'gears_deltas',
+           'reproducibility_ceiling', 'check_cell_line', 'perturbqa_lines', 'auroc_table']
 
 # %% ../nbs/20_langpert.ipynb #a1b2c3d4
 def langpert_params():
     "The parameter spec of the LangPert notebook (for `params.check_params`)."
     from llm_perturb.params import COMMON, PosInt, OneOf, ListOf, NonEmptyStr
-    return {**COMMON, "compare_model": NonEmptyStr | None, "cell_line": NonEmptyStr, "n_folds": PosInt,
-            "train_sizes": ListOf(PosInt | None, min_len=1), "llm_train_sizes": ListOf(PosInt | None, min_len=1),
-            "k": ListOf(PosInt, min_len=1), "kg_k": PosInt, "max_candidates": PosInt | None,
-            "candidate_order": OneOf(*CANDIDATE_ORDERS), "n_test_llm": PosInt | None, "n_sim_perts": PosInt,
-            "n_sim_genes": PosInt}
+    return {**COMMON, "compare_model": NonEmptyStr | None, "cell_lines": OneOf("all") | ListOf(NonEmptyStr, min_len=1),
+            "n_folds": PosInt, "train_sizes": ListOf(PosInt | None, min_len=1), "llm_train_sizes": ListOf(PosInt | None, min_len=1),
+            "k": ListOf(PosInt, min_len=1), "kg_k": PosInt, "max_candidates": PosInt | None | OneOf("auto"),
+            "candidate_order": OneOf(*CANDIDATE_ORDERS), "prompt_layout": OneOf(*PROMPT_LAYOUTS),
+            "max_tokens": PosInt | None, "n_test_llm": PosInt | None, "n_sim_perts": PosInt,
+            "n_sim_genes": PosInt, "n_boot": PosInt, "pseudobulk_file": NonEmptyStr | None}
 
 LANGPERT_RULES = [(lambda v: set(v["llm_train_sizes"]) <= set(v["train_sizes"]),
                    "llm_train_sizes must be a subset of train_sizes (the LLM is asked at sizes the sweep runs)"),
                   (lambda v: v["n_folds"] >= 2, "n_folds must be at least 2 (cross-validation)")]
+
 
 # %% ../nbs/20_langpert.ipynb #572b8b32
 CANDIDATE_ORDERS = ("alphabetical", "given", "random")
@@ -69,15 +73,44 @@ def prepare_candidates(train:Sequence[str], # training perturbations (the pool)
 # %% ../nbs/20_langpert.ipynb #c583792d
 SYSTEM_PROMPT = "You are an expert in functional genomics and CRISPR perturbation screens."
 
-LANGPERT_TEMPLATE = """Context: {context}
-Candidate genes (knockdowns whose expression effects were measured): {candidates}
+LANGPERT_CONTEXTS = {  # the paper's cell-line context, in our words
+    "k562": "K562, a chronic myeloid leukaemia cell line used as a cancer model. Weigh the processes that matter "
+            "in cancer cells such as these: ribosome biogenesis, control of transcription, mitochondrial function, "
+            "stress responses, and the genes K562 cells depend on to survive.",
+    "rpe1": "RPE1 (hTERT RPE-1), near-diploid human retinal pigment epithelial cells that are not transformed. Weigh "
+            "the processes that matter in this cell type: epithelial polarity, cilia and their signalling, control "
+            "of the cell cycle, DNA repair, the response to oxidative stress, and retinal metabolism."}
+OTHER_CONTEXT = "{name}. Weigh the processes and pathways that matter most in this cell type."
 
-Task: from the candidate genes only, choose the {k_min} to {k_max} genes whose knockdown changes gene expression \
-most like the knockdown of the query gene, most similar first. Judge similarity by shared pathways and protein \
-complexes, physical interactions, co-regulation and known knockout phenotypes in this cell line.
-Answer with one JSON object: {{"reasoning": "<one short sentence>", "kNN": ["GENE1", "GENE2", ...]}}
-Query gene: {gene}"""
+_BLOCKS = dict(
+    context="Cell line: {context}",
+    candidates="Genes to choose from (their knockdowns were measured): {candidates}",
+    criteria="Call two genes similar when they:\n- act in the same biological pathways or have shared functions;\n"
+             "- interact as proteins or are subunits of one complex;\n- are co-regulated or co-expressed;\n"
+             "- would, when knocked out, have alike effects (as far as you can predict them).",
+    task="Task: study {subject} and choose, from the list of genes to choose from only, the {k_min} to {k_max} genes "
+         "most similar to it, ranked with the most similar first.",
+    answer='Answer with one JSON object made of two fields:\n- "reasoning": your analysis, explaining how {subject} '
+           "may be connected to the genes you pick, from general biological knowledge and from what is specific to "
+           'this cell line where that matters;\n- "kNN": the names you picked, most similar first ({k_min} to {k_max} '
+           'genes).\nShape of the answer: {{"reasoning": "Gene A works in pathway P, where it binds gene B ...", '
+           '"kNN": ["MOST_SIMILAR", "SECOND", "THIRD"]}}\nBeing confident matters more than reaching exactly '
+           "{k_min} to {k_max} genes. Give one JSON answer only.",
+    query="Query gene: {gene}")
+PROMPT_LAYOUTS = {"prefix": ("context", "candidates", "criteria", "task", "answer", "query"),  # shared prefix, query last
+                  "paper": ("task", "criteria", "context", "candidates", "answer")}  # the paper's order, query first
+PROMPT_CHECKLIST = {  # instruction of the paper's prompt -> words that carry it in ours
+    "pick from the list only": "from the list of genes to choose from only", "5 to 10 genes": "{k_min} to {k_max} genes",
+    "ranked, most similar first": "most similar first", "pathways and functions": "biological pathways or have shared functions",
+    "protein interactions and complexes": "interact as proteins or are subunits of one complex",
+    "co-regulation and co-expression": "co-regulated or co-expressed", "knockout effects": "when knocked out, have alike effects",
+    "cell-line context": "Cell line: ", "reasoning field": '"reasoning": your analysis',
+    "general and cell-specific knowledge": "general biological knowledge and from what is specific to this cell line",
+    "kNN field": '"kNN": the names you picked', "example of the shape": "Shape of the answer:",
+    "confidence over count": "Being confident matters more", "one JSON answer only": "one JSON answer only"}
 
+
+# %% ../nbs/20_langpert.ipynb #655b93c9
 @functools.lru_cache(maxsize=1)
 def _known_names() -> frozenset:
     "Upper-case official symbols and every alias or previous symbol (ambiguous ones included)."
@@ -90,8 +123,15 @@ def check_gene_symbol(gene:str) -> str:
         raise ValueError(f"the query gene must be a non-empty gene symbol, got {gene!r}")
     if gene.strip().upper() not in _known_names():
         raise ValueError(f"query gene {gene!r} is not a known gene symbol (gene_info and its aliases); check the "
-                         "symbol or map aliases with normalize_symbols(), or pass check_gene=False for custom names")
+                         "symbols or map aliases with normalize_symbols(), or pass check_gene=False for custom names")
     return gene.strip()
+
+def langpert_context(cell_line:str, contexts:Mapping|None=None) -> str:
+    "The prompt's cell-line text: the paper's context for K562/RPE1, `contexts` overrides, else one naming the line."
+    from llm_perturb.select import CELL_LINES, _key
+    key = _key(cell_line)
+    texts = {**LANGPERT_CONTEXTS, **{str(k_).lower(): v for k_, v in (contexts or {}).items()}}
+    return texts.get(key) or OTHER_CONTEXT.format(name=CELL_LINES.description.get(key, cell_line.strip()))
 
 def langpert_prompt(gene:str, # the query gene (the unseen knockdown)
                     candidates:Sequence[str], # the candidate list, already capped and ordered (`prepare_candidates`)
@@ -99,15 +139,20 @@ def langpert_prompt(gene:str, # the query gene (the unseen knockdown)
                     k_min:int=5, k_max:int=10, # how many genes to ask for
                     contexts:Mapping|None=None, # extra context texts {line: text}
                     check_gene:bool=True, # require a known gene symbol
+                    layout:str="prefix", # 'prefix' (candidates first, query last) or 'paper' (query first)
                    ) -> str:
-    "The LangPert selection prompt: context, candidate list, task, and the query gene last."
+    "The LangPert selection prompt, its blocks in the order of `layout`."
+    if layout not in PROMPT_LAYOUTS: raise ValueError(f"layout={layout!r}; use one of {list(PROMPT_LAYOUTS)}")
     gene = check_gene_symbol(gene) if check_gene else str(gene).strip()
     if not gene: raise ValueError("the query gene is empty; give a gene symbol")
     if len(candidates) == 0:
         raise ValueError("the candidate list is empty; build it from the training set with prepare_candidates()")
     if not 1 <= k_min <= k_max: raise ValueError(f"k_min={k_min}, k_max={k_max}; need 1 <= k_min <= k_max")
-    return LANGPERT_TEMPLATE.format(context=cell_line_context(cell_line, contexts), candidates=", ".join(candidates),
-                                    k_min=k_min, k_max=k_max, gene=gene)
+    subject = "the query gene" if layout == "prefix" else f"the gene {gene}"
+    kw = dict(context=langpert_context(cell_line, contexts), candidates=", ".join(candidates), k_min=k_min, k_max=k_max,
+              gene=gene, subject=subject)
+    return "\n\n".join(_BLOCKS[b].format(**kw) for b in PROMPT_LAYOUTS[layout])
+
 
 # %% ../nbs/20_langpert.ipynb #e02ae570
 _KNN_KEYS = ("knn", "k_nn", "nearest_neighbours", "nearest_neighbors", "neighbours", "neighbors", "genes", "selected")
@@ -182,6 +227,7 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
                        check_genes:bool=True, # require known gene symbols as queries
                        constrain:bool|None=None, # enum-constrained JSON schema (default: for local/ models)
                        reasoning_chars:int=80, # maxLength of the constrained reasoning
+                       layout:str="prefix", # prompt layout: 'prefix' (query last) or 'paper' (query first)
                        **labels, # extra columns, e.g. task='sim', fold=0
                       ) -> pd.DataFrame:
     "One request row per query: labels, model, query, candidates (tuple), prompt, schema."
@@ -197,33 +243,50 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
             schema = selection_schema(list(cands), k_min, k_max)
             schema["properties"]["reasoning"]["maxLength"] = reasoning_chars
         rows.append(dict(**labels, model=model, query=q, candidates=cands, k_min=k_min, k_max=k_max,
-                         prompt=langpert_prompt(q, cands, cell_line, k_min, k_max, contexts, check_gene=False), schema=schema))
-    return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt", "schema"])
+                         prompt=langpert_prompt(q, cands, cell_line, k_min, k_max, contexts, check_gene=False, layout=layout),
+                         schema=schema, layout=layout))
+    return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt", "schema", "layout"])
 
 def _parse_row(result, row) -> dict:
     "The select-loop parser: the answer mapped onto the row's candidate pool."
     return parse_selection(result.text, row["candidates"], int(row["k_max"]))
 
-_SEND = dict(system=SYSTEM_PROMPT, max_tokens=256, temperature=0.0)  # what the cached answers were asked with
+_SEND = dict(system=SYSTEM_PROMPT, temperature=0.0)  # what every answer is asked with (plus max_tokens)
+
+def llm_settings(model:str, # litellm model string
+                 max_candidates="auto", # 'auto', a positive int or None (all)
+                 max_tokens=None, # None (by model) or a positive int
+                ) -> dict:
+    "Resolve the defaults: embedded (local/) models see a seeded random 100 candidates and answer in 256 tokens; others all, 4,096."
+    embedded = str(model).startswith("local/")
+    mc = (100 if embedded else None) if max_candidates == "auto" else max_candidates
+    mt = (256 if embedded else 4096) if max_tokens in (None, "auto") else max_tokens
+    if mc is not None and (not isinstance(mc, (int, np.integer)) or mc < 1):
+        raise ValueError(f"max_candidates={max_candidates!r}; use 'auto', a positive integer or None (all)")
+    if not isinstance(mt, (int, np.integer)) or mt < 1: raise ValueError(f"max_tokens={max_tokens!r}; use None (by model) or a positive integer")
+    return dict(max_candidates=mc, max_tokens=int(mt))
 
 def plan_calls(requests:pd.DataFrame, # from selection_requests (concatenated)
                cache=None, # the response cache (or its path)
                limit:int|None=None, # llm_limit of the run
                by:Sequence[str]=("task", "fold"), # columns to count by
                seed:int=0, verbose:bool=True,
+               max_tokens:int=256, # most tokens of an answer (part of the cache key)
               ) -> pd.DataFrame:
     "Per group of `by`: prompts, cache hits and the new calls `limit` allows (`select.plan_requests`; nothing is sent)."
-    return plan_requests(requests, cache, limit, by, seed=seed, verbose=verbose, **_SEND)
+    return plan_requests(requests, cache, limit, by, seed=seed, verbose=verbose, max_tokens=max_tokens, **_SEND)
 
 def run_selections(requests:pd.DataFrame, # from selection_requests (concatenated)
                    cache=None, # the response cache (or its path)
                    budget=None, # the run's llm.Budget (None: no limit)
                    limit:int|None=None, # most new calls of this loop (on top of the budget)
-                   seed:int=0, concurrency:int=1, progress:bool=True, retries:int=3, **kwargs,
+                   seed:int=0, concurrency:int=1, progress:bool=True, retries:int=3,
+                   max_tokens:int=256, # most tokens of an answer ('auto' resolved by llm_settings)
+                   **kwargs,
                   ) -> pd.DataFrame:
     "Send the requests through the shared selection loop and parse every answer: requests + selected, counts, status."
     return run_requests(requests, _parse_row, cache, budget, limit, seed=seed, concurrency=concurrency,
-                        progress=progress, retries=retries, **_SEND, **kwargs)
+                        progress=progress, retries=retries, max_tokens=max_tokens, **_SEND, **kwargs)
 
 def not_sent(requests:pd.DataFrame) -> pd.DataFrame:
     "The requests as `run_selections` returns them when no call is made (every row `not_sent`)."
@@ -330,6 +393,27 @@ def label_oracle_neighbours(train_df:pd.DataFrame, # training pairs: pert, gene,
     S = _unit_rows(centre(Lte)) @ _unit_rows(centre(Ltr)).T
     return ranked_by_similarity(S, Lte.perts, Ltr.perts)
 
+# %% ../nbs/20_langpert.ipynb #a528a5bb
+def predictor_graphs(knowledge:Mapping, # from simulate.simulator_knowledge: its 'predictors' part is read
+                     genes, # node universe (the simulated perturbations)
+                     verbose:bool=False,
+                    ) -> dict:
+    "STRING, GO, CORUM and gene-set graphs (and their union) from the knowledge the predictors may read."
+    from llm_perturb.graphs import graphs_for, membership_graph, union_graph, GRAPH_SOURCES
+    from llm_perturb.data import load_gmt
+    genes = list(genes)
+    if knowledge.get("split") == "circular": return graphs_for(genes, verbose=verbose)
+    part = knowledge["predictors"]
+    out = graphs_for(genes, sources=("string", "go"), union=False, verbose=verbose)
+    out["corum"] = membership_graph(part["complexes"], "corum", genes)
+    sets = {**{f"reactome:{k_}": v for k_, v in part["pathways"].items()},
+            **{f"hallmark:{k_}": v for k_, v in load_gmt("hallmark").items()}}
+    out["genesets"] = membership_graph(sets, "genesets", genes, min_size=5, max_size=500)
+    out["union"] = union_graph([out[s] for s in GRAPH_SOURCES])
+    if verbose: print(out["corum"], out["genesets"], out["union"], sep="\n")
+    return out
+
+
 # %% ../nbs/20_langpert.ipynb #7eaeba56
 def continuous_scores(pred, # queries × genes predictions (DataFrame or array)
                       true, # queries × genes true deltas, same order
@@ -344,6 +428,40 @@ def continuous_scores(pred, # queries × genes predictions (DataFrame or array)
     return pd.DataFrame({f"mae_top{k}": np.abs(p - t).mean(1), f"mse_top{k}": ((p - t) ** 2).mean(1),
                          f"pearson_top{k}": rowwise_pearson(p, t)}, index=index)
 
+# %% ../nbs/20_langpert.ipynb #d6012ccb
+def gears_deltas(path, # a GEARS perturb_processed.h5ad (cells), or one with one row per condition
+                 seed:int=0, # seed of the split into halves
+                ) -> dict: # {'deltas', 'half1', 'half2' (None without cells), 'cell_line', 'n_cells'}
+    "Pseudobulk deltas of the single-gene perturbations of a GEARS h5ad, and split-half deltas when it holds cells."
+    from llm_perturb.data import read_gears, pseudobulk
+    a = read_gears(path)
+    pert = a.obs["perturbation"].astype(str)
+    a = a[~pert.str.contains("+", regex=False).to_numpy()].copy()  # single-gene perturbations and the control
+    if not (a.obs["perturbation"] == "control").any():
+        raise ValueError(f"{path}: no 'ctrl' condition; the deltas need control cells (GEARS marks them condition='ctrl')")
+    counts = a.obs["perturbation"].value_counts()
+    X = lambda b: np.asarray(b.X.toarray() if sp.issparse(b.X) else b.X, dtype=float)
+    pb = pseudobulk(a, "perturbation")
+    means = pd.DataFrame(X(pb), index=pb.obs["perturbation"].astype(str), columns=a.var_names)
+    ctrl = means.loc["control"]
+    out = dict(deltas=means.drop(index="control") - ctrl, half1=None, half2=None,
+               cell_line=str(a.obs["cell_line"].iloc[0]) if "cell_line" in a.obs else "", n_cells=counts.drop("control"))
+    if (counts > 1).all():  # cells: two seeded halves of each perturbation, both against the whole control mean
+        order = np.random.default_rng(seed).permutation(a.n_obs)
+        rank = pd.Series(a.obs["perturbation"].to_numpy()[order]).groupby(a.obs["perturbation"].to_numpy()[order]).cumcount()
+        half = np.empty(a.n_obs, int); half[order] = rank.to_numpy() % 2 + 1
+        a.obs["half"] = half
+        ph = pseudobulk(a[a.obs["perturbation"] != "control"], ["perturbation", "half"])
+        H = pd.DataFrame(X(ph), index=pd.MultiIndex.from_frame(ph.obs[["perturbation", "half"]].astype(str)), columns=a.var_names)
+        for h in (1, 2): out[f"half{h}"] = H.xs(str(h), level="half").reindex(out["deltas"].index) - ctrl
+    return out
+
+def reproducibility_ceiling(half1:pd.DataFrame, half2:pd.DataFrame) -> pd.Series:
+    "Per perturbation: Pearson delta of the two half deltas, Spearman–Brown corrected (2r/(1+|r|), sign kept)."
+    r = rowwise_pearson(half1.to_numpy(dtype=float), half2.to_numpy(dtype=float))
+    return pd.Series(np.sign(r) * 2 * np.abs(r) / (1 + np.abs(r)), index=half1.index)
+
+
 # %% ../nbs/20_langpert.ipynb #7a5cb1a4
 def check_cell_line(cell_line:str) -> str:
     "The normalised PerturbQA cell line, or ValueError listing the lines whose de + dir files are present."
@@ -353,3 +471,43 @@ def check_cell_line(cell_line:str) -> str:
         raise ValueError(f"unknown cell line {cell_line!r}: no '{cl}-de.csv' + '{cl}-dir.csv' pair in the PerturbQA data; "
                          f"choose one of {lines} (or add the two files to perturbqa/)")
     return cl
+
+def perturbqa_lines(cell_lines="all" # 'all' (every line with both label files) or a list of lines
+                   ) -> list[str]:
+    "The PerturbQA cell lines a run evaluates: every present line for 'all', else the given ones, checked."
+    if isinstance(cell_lines, str) and cell_lines.strip().lower() == "all":
+        lines = perturbqa_cell_lines("both")
+        if not lines: raise ValueError("no PerturbQA '<line>-de.csv' + '<line>-dir.csv' pair in the data directory; "
+                                       "fetch the data (llm-perturb data fetch) or add the two files to perturbqa/")
+        return lines
+    if isinstance(cell_lines, str): cell_lines = [c for c in cell_lines.split(",") if c.strip()]
+    return list(dict.fromkeys(check_cell_line(c) for c in cell_lines))
+
+
+# %% ../nbs/20_langpert.ipynb #fe103629
+def auroc_table(pert, gene, labels, # the test pairs and their true labels
+                scores:Mapping[str, np.ndarray], # method -> one score per pair (all methods on the same pairs)
+                fallback:Mapping[str, float]|None=None, # method -> share of pairs scored by the fallback
+                pairs:Sequence[tuple[str, str]]=(), # (a, b) method pairs to compare: a − b, paired
+                n_boot:int=1000, seed:int=0, level:float=0.95,
+               ) -> tuple[pd.DataFrame, pd.DataFrame]: # (per method, per pair)
+    "Per method: per-gene AUROC, bootstrap interval, fallback share, perts, genes; per pair: paired difference and p."
+    from llm_perturb.metrics import auroc_per_gene, auroc_per_gene_bootstrap, bootstrap_interval, paired_bootstrap
+    names = list(scores)
+    if not names: raise ValueError("scores is empty; give at least one method's scores")
+    missing = [m for p in pairs for m in p if m not in scores]
+    if missing: raise ValueError(f"pairs name methods without scores: {sorted(set(missing))}; use some of {names}")
+    y, g = np.asarray(labels), np.asarray(gene)
+    S = np.vstack([np.asarray(scores[m], dtype=float) for m in names])
+    boot = auroc_per_gene_bootstrap(pert, gene, S, y, n_boot, seed)
+    n_genes = int((pd.Series(y).groupby(g).nunique() == 2).sum())
+    rows = {}
+    for j, m in enumerate(names):
+        est = auroc_per_gene(pert, gene, S[j], y)
+        lo, hi = bootstrap_interval(boot[:, j], level, est)  # normal interval (see metrics.auroc_per_gene_ci)
+        rows[m] = dict(auroc=est, ci_low=max(0.0, lo), ci_high=min(1.0, hi),
+                       fallback_rate=(fallback or {}).get(m, np.nan), n_perts=len(set(pert)), n_genes=n_genes)
+    col = {m: j for j, m in enumerate(names)}
+    tests = {f"{a}_vs_{b}": paired_bootstrap(boot[:, col[a]], boot[:, col[b]], level) for a, b in pairs}
+    return pd.DataFrame(rows).T, pd.DataFrame(tests, index=["diff", "ci_low", "ci_high", "pvalue", "n_boot"]).T
+

@@ -21,8 +21,9 @@ __all__ = ['METRICS', 'RESULT_COLUMNS', 'global_correlation', 'cluster', 'purity
            'aurecall', 'self_consistency', 'pearson_delta', 'mae', 'mse', 'top_de', 'mae_top_de', 'mse_top_de',
            'pearson_top_de', 'sign_accuracy', 'cosine', 'r2', 'retrieval', 'average_precision', 'auroc',
            'auroc_per_gene', 'spearman_brown', 'reproducibility', 'Metric', 'mean_sem', 'ttest_1samp', 'ttest_2samp',
-           'wilcoxon_paired', 'resolve_out_dir', 'result_rows', 'check_table', 'write_results', 'read_results',
-           'save_table', 'save_figure', 'metrics_frame']
+           'wilcoxon_paired', 'auroc_per_gene_bootstrap', 'bootstrap_interval', 'auroc_per_gene_ci', 'paired_bootstrap',
+           'resolve_out_dir', 'result_rows', 'check_table', 'write_results', 'read_results', 'save_table',
+           'save_figure', 'metrics_frame']
 
 # %% ../nbs/02_metrics.ipynb #1407bb45
 def _array(x, name:str, ndim:int|None=None, finite:bool=True) -> np.ndarray:
@@ -407,6 +408,85 @@ def wilcoxon_paired(a, b) -> dict:
     if not d.any(): return {"statistic": 0.0, "pvalue": 1.0, **mean_sem(d)}
     r = stats.wilcoxon(a, b)
     return {"statistic": float(r.statistic), "pvalue": float(r.pvalue), **mean_sem(d)}
+
+# %% ../nbs/02_metrics.ipynb #5deeee5c
+def _weighted_auroc_per_gene(p:np.ndarray, g:np.ndarray, s:np.ndarray, y:np.ndarray, Wp:np.ndarray) -> np.ndarray:
+    "Mean per-gene AUROC for each row of perturbation weights Wp (B × perts): weighted Mann–Whitney within genes."
+    import scipy.sparse as sp
+    y = np.asarray(y).astype(bool)
+    n_p, n_g = Wp.shape[1], g.max() + 1
+    pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
+    pairs = pd.DataFrame({"i": pos, "g": g[pos]}).merge(pd.DataFrame({"j": neg, "g": g[neg]}), on="g")  # (pos, neg) of one gene
+    i, j = pairs.i.to_numpy(), pairs.j.to_numpy()
+    val = (s[i] > s[j]) + 0.5 * (s[i] == s[j])
+    R = sp.csr_matrix((val, (np.searchsorted(pos, i), p[j])), shape=(len(pos), n_p))  # positive pair × negative perts
+    Wt = Wp.T.astype(float)
+    X = (R @ Wt) * Wt[p[pos]]  # w(p_i) Σ_j val w(p_j), per positive pair
+    num = sp.csr_matrix((np.ones(len(pos)), (g[pos], np.arange(len(pos)))), shape=(n_g, len(pos))) @ X
+    P = sp.csr_matrix((np.ones(len(pos)), (g[pos], p[pos])), shape=(n_g, n_p)) @ Wt
+    N = sp.csr_matrix((np.ones(len(neg)), (g[neg], p[neg])), shape=(n_g, n_p)) @ Wt
+    ok = (P > 0) & (N > 0)
+    auc = np.where(ok, num / np.where(ok, P * N, 1.0), 0.0)
+    with np.errstate(invalid="ignore"):
+        return np.where(ok.any(0), auc.sum(0) / np.maximum(ok.sum(0), 1), np.nan)
+
+def auroc_per_gene_bootstrap(
+    pert, # perturbation of each test pair
+    gene, # read-out gene of each test pair
+    scores, # one score per pair, or a methods × pairs array (every method resampled alike: paired)
+    labels, # 0/1 label per pair
+    n_boot:int=1000, # resamples of the test perturbations
+    seed:int=0, # seed of the resampling
+) -> np.ndarray: # n_boot AUROCs (1-D scores) or n_boot × methods
+    "PerturbQA's per-gene AUROC on resamples (with replacement) of the test perturbations."
+    S = np.asarray(scores, dtype=float)
+    one = S.ndim == 1
+    S = np.atleast_2d(S)
+    if S.shape[1] != len(np.asarray(labels)):
+        raise ValueError(f"scores have {S.shape[1]} pairs but labels {len(np.asarray(labels))}; give one score per pair")
+    if np.isnan(S).any(): raise ValueError("scores hold NaN; score every pair (or drop the unscored pairs first)")
+    if n_boot < 1: raise ValueError(f"n_boot={n_boot}; use a positive number of resamples")
+    _, y = _scored(S[0], labels, "labels")
+    p, g = _codes(pert, len(y), "pert"), _codes(gene, len(y), "gene")
+    if pd.DataFrame({"p": p, "g": g}).duplicated().any():
+        raise ValueError("some (pert, gene) pairs occur more than once; deduplicate the test pairs first")
+    n_p = p.max() + 1
+    counts = np.random.default_rng(seed).multinomial(n_p, np.full(n_p, 1.0 / n_p), size=n_boot).astype(float)
+    out = np.column_stack([_weighted_auroc_per_gene(p, g, s, y, counts) for s in S])
+    return out[:, 0] if one else out
+
+def bootstrap_interval(samples, level:float=0.95,
+                       estimate:float|None=None, # given: the normal interval estimate ± z·sd(samples)
+                      ) -> tuple[float, float]:
+    "Percentile interval of bootstrap samples (NaN samples ignored), or the normal interval around `estimate`."
+    a = np.asarray(samples, dtype=float)
+    a = a[~np.isnan(a)]
+    if not 0 < level < 1: raise ValueError(f"level={level}; use a coverage in (0, 1) such as 0.95")
+    if not len(a): return float("nan"), float("nan")
+    if estimate is not None:
+        half = stats.norm.ppf((1 + level) / 2) * a.std(ddof=1) if len(a) > 1 else float("nan")
+        return float(estimate - half), float(estimate + half)
+    lo, hi = np.quantile(a, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+def auroc_per_gene_ci(pert, gene, scores, labels, n_boot:int=1000, seed:int=0, level:float=0.95) -> dict:
+    "Per-gene AUROC with a normal bootstrap interval over perturbations (clipped to [0, 1]): {'auroc', 'ci_low', 'ci_high', 'n_boot'}."
+    est = auroc_per_gene(pert, gene, scores, labels)
+    lo, hi = bootstrap_interval(auroc_per_gene_bootstrap(pert, gene, scores, labels, n_boot, seed), level, est)
+    return dict(auroc=est, ci_low=max(0.0, lo), ci_high=min(1.0, hi), n_boot=n_boot)
+
+def paired_bootstrap(a, # one method's resampled values (from the same resamples as b)
+                     b, # the other method's
+                     level:float=0.95) -> dict:
+    "Paired bootstrap comparison a − b: mean difference, percentile interval, two-sided p-value, resamples used."
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape: raise ValueError(f"a has shape {a.shape} but b {b.shape}; pass both methods' values of the same resamples")
+    d = (a - b)[~(np.isnan(a) | np.isnan(b))]
+    if not len(d): return dict(diff=float("nan"), ci_low=float("nan"), ci_high=float("nan"), pvalue=float("nan"), n_boot=0)
+    lo, hi = bootstrap_interval(d, level)
+    p = 1.0 if not d.any() else min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))
+    return dict(diff=float(d.mean()), ci_low=lo, ci_high=hi, pvalue=float(p), n_boot=len(d))
+
 
 # %% ../nbs/02_metrics.ipynb #33aae057
 def resolve_out_dir(
