@@ -65,7 +65,8 @@ ABLATIONS = {"none": lambda profiles, seed=0: _check(profiles), "mask_ids": mask
              "shuffle_genes": shuffle_genes}
 
 ABLATION_PARAMS = {**{k: KERNEL_PARAMS[k] for k in ("prompt", "prompt_file", "out_of_range", "compounds", "n_compounds",
-                                                     "replicates", "max_genes", "repeats", "max_pairs")},
+                                                     "replicates", "max_genes", "repeats", "max_pairs", "max_tokens",
+                                                     "temperature")},
                    "ablations": ListOf(OneOf("mask_ids", "abs_lfc", "shuffle_genes"), min_len=1), "reasoning_budget": NonNegInt | None}
 
 def ablate(profiles:Sequence[RNAProfile], # preprocessed profiles
