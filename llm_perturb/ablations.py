@@ -78,6 +78,8 @@ def ablate(profiles:Sequence[RNAProfile], # preprocessed profiles
     return ABLATIONS[kind](profiles, seed=seed)
 
 # %% ../nbs/11_ablations.ipynb #1aa38729
+import warnings
+
 def ablation_table(scores:pd.DataFrame, # one row per run: method, ablation, repeat and metric columns
                    metric:str="aurecall", # the metric column to compare
                    reference:str="none", # the unablated variant
@@ -94,7 +96,9 @@ def ablation_table(scores:pd.DataFrame, # one row per run: method, ablation, rep
                    delta=float(x.mean() - ref.mean()) if len(ref) else np.nan,
                    rel_drop=float((ref.mean() - x.mean()) / ref.mean()) if len(ref) and ref.mean() != 0 else np.nan, t=np.nan, pvalue=np.nan)
         if a != reference and len(x) > 1 and len(ref) > 1 and max(np.ptp(x), np.ptp(ref)) > 1e-12:  # float noise is no variance
-            tt = M.ttest_2samp(x, ref, equal_var=True)
+            with warnings.catch_warnings():  # scipy warns on near-identical samples; the test is still computed
+                warnings.simplefilter("ignore", RuntimeWarning)
+                tt = M.ttest_2samp(x, ref, equal_var=True)
             row.update(t=tt["statistic"], pvalue=tt["pvalue"])
         rows.append(row)
     return pd.DataFrame(rows)
