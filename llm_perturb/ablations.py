@@ -65,7 +65,8 @@ ABLATIONS = {"none": lambda profiles, seed=0: _check(profiles), "mask_ids": mask
              "shuffle_genes": shuffle_genes}
 
 ABLATION_PARAMS = {**{k: KERNEL_PARAMS[k] for k in ("prompt", "prompt_file", "out_of_range", "compounds", "n_compounds",
-                                                     "replicates", "max_genes", "repeats", "max_pairs")},
+                                                     "replicates", "max_genes", "repeats", "max_pairs", "max_tokens",
+                                                     "temperature")},
                    "ablations": ListOf(OneOf("mask_ids", "abs_lfc", "shuffle_genes"), min_len=1), "reasoning_budget": NonNegInt | None}
 
 def ablate(profiles:Sequence[RNAProfile], # preprocessed profiles
@@ -77,6 +78,8 @@ def ablate(profiles:Sequence[RNAProfile], # preprocessed profiles
     return ABLATIONS[kind](profiles, seed=seed)
 
 # %% ../nbs/11_ablations.ipynb #1aa38729
+import warnings
+
 def ablation_table(scores:pd.DataFrame, # one row per run: method, ablation, repeat and metric columns
                    metric:str="aurecall", # the metric column to compare
                    reference:str="none", # the unablated variant
@@ -93,7 +96,9 @@ def ablation_table(scores:pd.DataFrame, # one row per run: method, ablation, rep
                    delta=float(x.mean() - ref.mean()) if len(ref) else np.nan,
                    rel_drop=float((ref.mean() - x.mean()) / ref.mean()) if len(ref) and ref.mean() != 0 else np.nan, t=np.nan, pvalue=np.nan)
         if a != reference and len(x) > 1 and len(ref) > 1 and max(np.ptp(x), np.ptp(ref)) > 1e-12:  # float noise is no variance
-            tt = M.ttest_2samp(x, ref, equal_var=True)
+            with warnings.catch_warnings():  # scipy warns on near-identical samples; the test is still computed
+                warnings.simplefilter("ignore", RuntimeWarning)
+                tt = M.ttest_2samp(x, ref, equal_var=True)
             row.update(t=tt["statistic"], pvalue=tt["pvalue"])
         rows.append(row)
     return pd.DataFrame(rows)

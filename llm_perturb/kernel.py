@@ -15,7 +15,7 @@ import anndata as ad
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from .llm import (DEFAULT_MODEL, Budget, LLMResult, ResponseCache, check_model, complete_many, parse_json,
-                             reasoning_applicable, usage_summary)
+                             reasoning_applicable, reasoning_params, usage_summary)
 from . import metrics as M
 from .params import OneOf, ListOf, PosInt, NonNegInt, NonEmptyStr
 
@@ -24,8 +24,8 @@ __all__ = ['INPUT_KINDS', 'SLOTS', 'FIELDS', 'PROMPTS', 'PROMPT_CHECKLIST', 'MAX
            'KERNEL_PARAMS', 'TABLE_METRICS', 'RNAProfile', 'TextProfile', 'render', 'describe', 'preprocess_profiles',
            'plate_replicates', 'check_genes', 'check_template', 'KernelPrompt', 'prompt_path', 'prompt_from_file',
            'get_prompt', 'prompt_checklist', 'parse_answer', 'n_kernel_calls', 'kernel_pairs', 'is_embedded',
-           'score_pairs', 'final_scores', 'KernelResult', 'assemble_kernel', 'score_kernel', 'load_traces',
-           'kernel_from_traces', 'deg_matrix', 'masked_corr', 'baseline_similarity', 'kernel_anndata',
+           'answer_tokens', 'score_pairs', 'final_scores', 'KernelResult', 'assemble_kernel', 'score_kernel',
+           'load_traces', 'kernel_from_traces', 'deg_matrix', 'masked_corr', 'baseline_similarity', 'kernel_anndata',
            'evaluate_similarity', 'flat_metrics', 'recall_table', 'plot_kernel', 'plot_recall', 'plt_subplots',
            'kernel_rules', 'calibration_compounds', 'paper_compounds', 'table1', 'format_table', 'plot_budget_sweep']
 
@@ -416,9 +416,20 @@ def is_embedded(model:str) -> bool:
     "True for the in-process embedded models (`local/...`)."
     return isinstance(model, str) and model.startswith("local/")
 
+def answer_tokens(model:str, # litellm model string
+                  max_tokens:int|str="auto", # answer tokens ('auto': 320 embedded, 8192 otherwise)
+                  reasoning_budget:int|None=None, # thinking tokens granted to the model (llm.reasoning_params)
+                 ) -> int: # the request's token cap: answer tokens + the thinking budget
+    "The request's `max_tokens`: room for the answer plus the whole thinking budget, so thinking is never cut short."
+    answer = (320 if is_embedded(model) else 8192) if max_tokens == "auto" else max_tokens
+    if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or answer < 1:
+        raise ValueError(f"max_tokens={max_tokens!r}; give the answer's tokens as a positive int, or 'auto'")
+    thinking = int(reasoning_budget or 0) if reasoning_params(model, reasoning_budget) else 0
+    return int(answer) + max(thinking, 0)
+
 def _defaults(model:str, max_tokens, max_chars, max_items, reasoning_budget=None):
     local = is_embedded(model)
-    return (max_tokens if max_tokens != "auto" else (320 if local else 8192 + int(reasoning_budget or 0)),
+    return (answer_tokens(model, max_tokens, reasoning_budget),
             max_chars if max_chars != "auto" else (16 if local else None),
             max_items if max_items != "auto" else (1 if local else None))
 
@@ -430,9 +441,9 @@ def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile 
                 model:str=DEFAULT_MODEL, # litellm model string
                 seed:int=0, # sampling seed of the first attempt (attempt k uses seed + k)
                 attempts:int=3, # tries per pair until a usable score
-                temperature:float=0.0, # sampling temperature of the first attempt
+                temperature:float|None=0.0, # sampling temperature of the first attempt (None: the provider's default, the paper's)
                 retry_temperature:float=0.7, # temperature of retries when the first attempt was greedy
-                max_tokens:int|str="auto", # answer token cap ('auto': 320 embedded, else 8192 + reasoning_budget)
+                max_tokens:int|str="auto", # answer tokens ('auto': 320 embedded, 8192 otherwise); the request adds reasoning_budget
                 max_chars:int|None|str="auto", # longest string in the schema ('auto': 16 embedded, unbounded otherwise)
                 max_items:int|None|str="auto", # longest list in the schema ('auto': 1 embedded, unbounded otherwise)
                 reasoning_budget:int|None=None, # thinking tokens (see llm.reasoning_params)
@@ -457,7 +468,7 @@ def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile 
     rows, all_results, pending, left = [], [], list(range(len(pairs))), llm_limit
     for attempt in range(attempts):
         if not pending: break
-        temp = temperature if attempt == 0 or temperature > 0 else retry_temperature
+        temp = temperature if attempt == 0 or temperature is None or temperature > 0 else retry_temperature
         res = complete_many([texts[k] for k in pending], model=model, schema=schema, system=kp.system, temperature=temp,
                             max_tokens=max_tokens, seed=seed + attempt, reasoning_budget=reasoning_budget, cache=cache,
                             concurrency=concurrency, limit=left, budget=budget, api_base=api_base, progress=progress)
@@ -631,7 +642,8 @@ def score_kernel(profiles:Sequence, # RNAProfile / TextProfile inputs (unique id
     ids = _check_inputs(profiles)
     check_genes(profiles, known_genes)
     kp = get_prompt(prompt, model)
-    if not model.startswith("fake/"): check_model(model)
+    dry = kwargs.get("budget") is not None and kwargs["budget"].dry_run
+    if not model.startswith("fake/"): check_model(model, need_key=not dry and kwargs.get("api_base") is None)  # a dry run needs no key
     n = len(ids)
     jobs = kernel_pairs(n, seed, max_pairs).assign(check="main")
     off = jobs[jobs.i != jobs.j]
@@ -859,7 +871,8 @@ KERNEL_PARAMS = dict(
     prompt=OneOf("numerical", "functional"), prompt_file=NonEmptyStr | None, out_of_range=OneOf("auto", "clip", "fail"),
     compounds=ListOf(NonEmptyStr, min_len=2) | None, n_compounds=Annotated[int, _F(strict=True, ge=2)] | None,
     replicates=Annotated[int, _F(strict=True, ge=2, le=6)], max_genes=PosInt, budgets=ListOf(NonNegInt, min_len=1),
-    table_budget=NonNegInt | None, repeats=PosInt, max_pairs=NonNegInt | None, symmetry_pairs=NonNegInt, full_max_genes=PosInt)
+    table_budget=NonNegInt | None, repeats=PosInt, max_pairs=NonNegInt | None, symmetry_pairs=NonNegInt, full_max_genes=PosInt,
+    max_tokens=PosInt | OneOf("auto"), temperature=Annotated[float, _F(ge=0, allow_inf_nan=False)] | None)
 
 def kernel_rules() -> list:
     "How the kernel parameters combine: (check(values) -> bool, message) pairs for `params.check_params`."
@@ -918,7 +931,7 @@ def table1(kernel_runs:pd.DataFrame, # one row per kernel repeat: method and the
     rows = []
     for b, vals in baselines.items():
         rows += [dict(method=b, metric=m, mean=float(vals[m]), sem=np.nan, n=1, ci_low=np.nan, ci_high=np.nan) for m in metrics if m in vals]
-    for meth, g in kernel_runs.groupby("method", sort=False):
+    for meth, g in (kernel_runs.groupby("method", sort=False) if len(kernel_runs) else []):  # none: a dry run
         for m in metrics:
             x = g[m].to_numpy(float); x = x[np.isfinite(x)]
             if not len(x): continue
