@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 # %% auto #0
 __all__ = ['GRAPH_SOURCES', 'KGraph', 'graph_from_edges', 'membership_graph', 'string_graph', 'go_graph', 'corum_graph',
-           'geneset_graph', 'union_graph', 'graphs_for', 'kg_similarity', 'kg_neighbours']
+           'geneset_graph', 'union_graph', 'NeighbourhoodUnion', 'graphs_for', 'kg_similarity', 'kg_neighbours']
 
 # %% ../nbs/06_graphs.ipynb #6667865e
 @dataclass
@@ -177,6 +177,49 @@ def union_graph(graphs:Sequence[KGraph], # graphs to merge
         W = W + lam * sp.csr_matrix((C.data, (idx[C.row], idx[C.col])), shape=W.shape)
     return KGraph(name, genes, W, weighted=True)
 
+# %% ../nbs/06_graphs.ipynb #73d18fe9
+@dataclass
+class NeighbourhoodUnion:
+    "The KG paper's union of graphs: each component's own capped neighbourhood, combined (no edge weights added)."
+    name: str # e.g. 'union'
+    graphs: tuple # the component KGraphs
+    cap: int|None = None # most neighbours of the combined set (None: up to len(graphs) × the per-graph cap)
+    def __post_init__(self):
+        self.graphs = tuple(self.graphs)
+        if not self.graphs: raise ValueError("NeighbourhoodUnion needs at least one graph")
+        bad = [type(g).__name__ for g in self.graphs if not isinstance(g, KGraph)]
+        if bad: raise TypeError(f"NeighbourhoodUnion combines KGraphs, got {bad}; build them with graphs_for or graph_from_edges")
+        if self.cap is not None and self.cap < 1: raise ValueError(f"cap={self.cap}; use a positive integer or None")
+        self.genes = pd.Index(sorted(set().union(*[set(g.genes) for g in self.graphs])))
+    weighted = True
+    def __contains__(self, gene) -> bool: return gene in self.genes
+    def __repr__(self):
+        return (f"NeighbourhoodUnion({self.name!r}: {len(self.genes)} genes, neighbourhoods of "
+                f"{[g.name for g in self.graphs]} combined, cap {self.cap})")
+
+def _union_sub(u:NeighbourhoodUnion, queries:list, train:list, k:int|None, seed:int, on_missing:str):
+    "(sparse query × train: graphs holding the pair + early-rank bonus < 0.5, column names, queries in no graph)."
+    if on_missing not in ('empty', 'raise'): raise ValueError(f"on_missing={on_missing!r}; use 'empty' or 'raise'")
+    if not train: raise ValueError("train_perts is empty; neighbours are chosen among training perturbations, so give at least one")
+    col = pd.Index(train)
+    V = sp.csr_matrix((len(queries), len(train)))
+    B = sp.csr_matrix((len(queries), len(train)))
+    missing = set(queries)
+    for g in u.graphs:
+        nb, info = kg_neighbours(g, queries, train, k=k, seed=seed, return_info=True)
+        missing &= set(info['missing'])
+        lens = np.array([len(nb[q]) for q in queries])
+        rows = np.repeat(np.arange(len(queries)), lens)
+        cols = col.get_indexer([t for q in queries for t in nb[q]])
+        rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
+        V = V + sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=V.shape)
+        B = B.maximum(sp.csr_matrix((0.49 * (1 - rank / np.maximum(lens[rows], 1)) + 1e-6, (rows, cols)), shape=V.shape))
+    missing = [q for q in queries if q in missing]
+    if missing and on_missing == 'raise':
+        raise ValueError(f"{len(missing)} query gene(s) in none of the {u.name!r} graphs, e.g. {missing[:5]}; check the symbols "
+                         "or use on_missing='empty'")
+    return (V + B).tocsr(), list(train), missing
+
 # %% ../nbs/06_graphs.ipynb #0d23caab
 GRAPH_SOURCES = ('string', 'go', 'corum', 'genesets')
 
@@ -184,7 +227,8 @@ def graphs_for(genes=None, # node universe (e.g. all perturbations of the data s
                sources:Sequence[str]=GRAPH_SOURCES, # which graphs to build
                union:bool=True, # also build 'union' of the built graphs
                go_top:int|None=20, # GEARS-style top-k of the GO graph
-               union_weights:Mapping|None=None, # λ per source in the union (default 1)
+               union_weights:Mapping|None=None, # λ per source in the summed union (default 1)
+               union_mode:str='sum', # 'sum': edge weights added (union_graph); 'paper': each graph's own capped neighbourhood, combined (NeighbourhoodUnion)
                verbose:bool=True,
               ) -> dict[str, KGraph]:
     "Build the named graphs (and their union) on one gene universe."
@@ -196,9 +240,11 @@ def graphs_for(genes=None, # node universe (e.g. all perturbations of the data s
     for s in sources:
         t0 = time.perf_counter(); out[s] = build[s]()
         if verbose: print(f"{out[s]}  [{time.perf_counter() - t0:.1f} s]")
+    if union_mode not in ('sum', 'paper'): raise ValueError(f"union_mode={union_mode!r}; use 'sum' (weights added) or 'paper' (neighbourhoods combined)")
     if union and out:
         lam = union_weights or {}
-        out['union'] = union_graph(list(out.values()), [lam.get(s, 1.0) for s in out])
+        out['union'] = (union_graph(list(out.values()), [lam.get(s, 1.0) for s in out]) if union_mode == 'sum'
+                        else NeighbourhoodUnion('union', tuple(out.values())))
         if verbose: print(out['union'])
     return out
 
@@ -233,7 +279,8 @@ def kg_similarity(graph:KGraph, # the knowledge graph
     "Dense query × training-perturbation edge weights of a graph (the whole ranked neighbourhood of every query)."
     queries = [query] if isinstance(query, str) else list(query)
     train = list(dict.fromkeys(train_perts))
-    S, cols, _ = _kg_sub(graph, queries, train, on_missing)
+    S, cols, _ = (_union_sub(graph, queries, train, None, 0, on_missing) if isinstance(graph, NeighbourhoodUnion)
+                  else _kg_sub(graph, queries, train, on_missing))
     return pd.DataFrame(S.toarray(), index=pd.Index(queries), columns=cols).reindex(columns=train, fill_value=0.0)
 
 # %% ../nbs/06_graphs.ipynb #febd3cfa
@@ -249,7 +296,10 @@ def kg_neighbours(graph:KGraph, # the knowledge graph
     "Each query's strongest graph neighbours among the training perturbations (query -> ranked list)."
     if k is not None and k < 1: raise ValueError(f"k={k}; use a positive integer or None")
     queries = [query] if isinstance(query, str) else list(query)
-    S, cols, missing = _kg_sub(graph, queries, list(dict.fromkeys(train_perts)), on_missing)
+    if isinstance(graph, NeighbourhoodUnion):  # k caps each component graph; the combined set is capped at graph.cap
+        S, cols, missing = _union_sub(graph, queries, list(dict.fromkeys(train_perts)), k, seed, on_missing)
+        k = graph.cap
+    else: S, cols, missing = _kg_sub(graph, queries, list(dict.fromkeys(train_perts)), on_missing)
     C = S.tocoo()
     order = np.lexsort((np.random.default_rng(seed).random(C.nnz), -C.data, C.row))  # strongest first, random ties
     row, col, w = C.row[order], C.col[order], C.data[order]

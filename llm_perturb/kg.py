@@ -15,21 +15,26 @@ import anndata as ad
 
 from .neighbours import (neighbour_predict, label_matrix, perturbqa_predict, perturbqa_cv, best_params,
                                     membership_matrix, topk_precision, group_means, rowwise_pearson, _topk_rows)
-from .graphs import KGraph, kg_neighbours, kg_similarity
+from .graphs import KGraph, NeighbourhoodUnion, kg_neighbours, kg_similarity
 from .select import cell_line_text, run_requests
 
 # %% auto #0
-__all__ = ['kg_params', 'perturbqa_lines', 'perturbqa_oracle', 'evaluate_perturbqa', 'evaluate_signatures', 'simulated_deltas',
-           'evaluate_continuous', 'edit_schema', 'gene_context', 'edit_prompt', 'Edit', 'parse_edit', 'apply_edit',
-           'addition_pool', 'llm_edit_neighbourhoods', 'RewardConfig', 'edit_reward', 'grpo_reward_fn', 'grpo_dataset',
-           'grpo_train']
+__all__ = ['EDIT_INSTRUCTIONS', 'EDIT_CHECKLIST', 'GRPO_RECIPE', 'QA_QUESTIONS', 'QA_FORMAT', 'QA_CONFIDENCE', 'kg_params',
+           'perturbqa_lines', 'perturbqa_oracle', 'evaluate_perturbqa', 'perturbqa_bootstrap', 'paired_auroc_test',
+           'transfer_params', 'evaluate_signatures', 'simulated_deltas', 'evaluate_continuous', 'edit_schema',
+           'gene_context', 'edit_prompt', 'Edit', 'parse_edit', 'apply_edit', 'addition_pool',
+           'llm_edit_neighbourhoods', 'RewardConfig', 'format_reward', 'validity_reward', 'pearson_reward',
+           'edit_reward', 'grpo_reward_fn', 'grpo_dataset', 'grpo_questions', 'grpo_train', 'qa_schema', 'qa_context',
+           'qa_prompt', 'qa_score', 'qa_sample', 'llm_perturbqa']
 
 # %% ../nbs/22_kg_neighbours.ipynb #d4e5f6a7
 def kg_params():
     "The parameter spec of the KG notebook (for `params.check_params`)."
     from llm_perturb.params import COMMON, PosInt, NonNegInt, ListOf, NonEmptyStr
     return {**COMMON, "cell_line": NonEmptyStr | None, "cell_lines": ListOf(NonEmptyStr) | None,
-            "llm_cell_line": NonEmptyStr, "llm_n_test": NonNegInt, "llm_n_sim": NonNegInt, "k": PosInt}
+            "llm_cell_line": NonEmptyStr, "llm_n_test": NonNegInt, "llm_n_sim": NonNegInt, "k": PosInt,
+            "n_boot": PosInt, "holdout_line": NonEmptyStr | None, "qa_n_genes": NonNegInt, "qa_per_class": PosInt,
+            "max_tokens": PosInt}
 
 # %% ../nbs/22_kg_neighbours.ipynb #5bb1b16b
 def perturbqa_lines(cell_line:str|None=None, # one cell line (wins over cell_lines)
@@ -72,14 +77,15 @@ def perturbqa_oracle(train_df:pd.DataFrame, # training pairs
         if rows.any(): out[rows] = perturbqa_predict(train_df, test_df[rows], S, k=k)
     return out
 
-# %% ../nbs/22_kg_neighbours.ipynb #dadd6e77
+# %% ../nbs/22_kg_neighbours.ipynb #c751c8ed
 def evaluate_perturbqa(cell_line:str, # a PerturbQA cell line
                        task:str, # 'de' or 'dir'
-                       graphs:Mapping[str, KGraph], # name -> graph (e.g. from graphs_for)
+                       graphs:Mapping, # name -> graph (KGraph or NeighbourhoodUnion, e.g. from graphs_for)
                        n_folds:int=3, # CV folds on the training split for (k, alpha, gamma)
                        seed:int=0,
                        oracle:bool=True, # also run oracle_knn (uses test labels)
                        verbose:bool=True,
+                       return_details:bool=False, # also return {'test': pairs, 'scores': method -> scores, 'cv': graph -> CV table}
                       ) -> pd.DataFrame: # one row per method: auroc, fallback share, chosen parameters, CV AUROC
     "Per-gene AUROC on PerturbQA's official test split of base_rate, mean, oracle_knn and every graph (plain and CV-tuned)."
     from llm_perturb.data import load_perturbqa
@@ -90,21 +96,99 @@ def evaluate_perturbqa(cell_line:str, # a PerturbQA cell line
     q, tp = list(pd.unique(te.pert)), list(pd.unique(tr.pert))
     score = lambda s: auroc_per_gene(te.pert, te.gene, s, te.label)
     base = perturbqa_predict(tr, te, {})
+    scores, cvs = {'base_rate': base, 'mean': base}, {}
     rows = [dict(method='base_rate', auroc=score(base), fallback=1.0), dict(method='mean', auroc=score(base), fallback=1.0)]
-    if oracle: rows.append(dict(method='oracle_knn', auroc=score(perturbqa_oracle(tr, te, k=20, seed=seed)), fallback=np.nan, k=20))
+    if oracle:
+        scores['oracle_knn'] = perturbqa_oracle(tr, te, k=20, seed=seed)
+        rows.append(dict(method='oracle_knn', auroc=score(scores['oracle_knn']), fallback=np.nan, k=20))
     for name, g in graphs.items():
         t0 = time.perf_counter()
         nf = lambda qq, tt, g=g: kg_similarity(g, qq, tt)
         sim = nf(q, tp)
         s0, i0 = perturbqa_predict(tr, te, sim, k=20, return_info=True)
         rows.append(dict(method=f'kg_{name}@plain', auroc=score(s0), fallback=i0['n_fallback'] / i0['n_pairs'], k=20, alpha=0.0, gamma=0.0))
-        cv = perturbqa_cv(tr, nf, n_folds=n_folds, seed=seed)
+        cvs[name] = cv = perturbqa_cv(tr, nf, n_folds=n_folds, seed=seed)
         bp = best_params(cv)
         s1, i1 = perturbqa_predict(tr, te, sim, return_info=True, **bp)
         rows.append(dict(method=f'kg_{name}', auroc=score(s1), fallback=i1['n_fallback'] / i1['n_pairs'], **bp, cv_auroc=cv['mean'].iloc[0]))
+        scores[f'kg_{name}@plain'], scores[f'kg_{name}'] = s0, s1
         if verbose: print(f"  {cell_line} {task} kg_{name}: plain {rows[-2]['auroc']:.3f}, tuned {rows[-1]['auroc']:.3f} {bp} "
                           f"[{time.perf_counter() - t0:.1f} s]")
-    return pd.DataFrame(rows).assign(cell_line=cell_line, task=task, n_test_pairs=len(te), n_test_perts=len(q))
+    out = pd.DataFrame(rows).assign(cell_line=cell_line, task=task, n_test_pairs=len(te), n_test_perts=len(q))
+    if not return_details: return out
+    return out, dict(test=te[['pert', 'gene', 'label']].reset_index(drop=True), train=tr, scores=scores, cv=cvs)
+
+# %% ../nbs/22_kg_neighbours.ipynb #c36ed57b
+def _weighted_auroc_rows(g:np.ndarray, s:np.ndarray, y:np.ndarray, W:np.ndarray) -> np.ndarray:
+    "Mean per-gene AUROC for each row of pair weights W (b × n): ties count one half, one-class genes skipped."
+    order = np.lexsort((s, g))
+    g, s, y, W = g[order], s[order], y[order], W[:, order]
+    tie = np.r_[True, (g[1:] != g[:-1]) | (s[1:] != s[:-1])]
+    bstart = np.flatnonzero(tie)  # tie blocks (same gene, same score)
+    gstart_b = np.flatnonzero(np.r_[True, g[bstart[1:]] != g[bstart[:-1]]])  # first block of each gene
+    neg_b = np.add.reduceat(W * (1 - y), bstart, axis=1)
+    pos_b = np.add.reduceat(W * y, bstart, axis=1)
+    cum = np.cumsum(neg_b, axis=1)
+    gene_of_b = np.cumsum(np.isin(np.arange(len(bstart)), gstart_b)) - 1
+    before_gene = (cum - neg_b)[:, gstart_b][:, gene_of_b]  # negatives of earlier genes
+    below = cum - neg_b - before_gene  # negatives of this gene scored strictly lower
+    num = np.add.reduceat(pos_b * (below + 0.5 * neg_b), gstart_b, axis=1)
+    npos, nneg = np.add.reduceat(pos_b, gstart_b, axis=1), np.add.reduceat(neg_b, gstart_b, axis=1)
+    ok = (npos > 0) & (nneg > 0)
+    auc = np.where(ok, num / np.where(ok, npos * nneg, 1), 0.0)
+    with np.errstate(invalid='ignore'): return auc.sum(1) / ok.sum(1)
+
+def perturbqa_bootstrap(pert, gene, labels, # the test pairs and their true labels
+                        scores:Mapping[str, np.ndarray], # method -> score per pair (same pairs for every method)
+                        n_boot:int=1000, # resamples of the test perturbations (with replacement)
+                        seed:int=0, level:float=0.95, chunk:int|None=None, # resamples per block (None: by the number of pairs)
+                       ) -> tuple[pd.DataFrame, dict]: # (per method: auroc, ci_low, ci_high, n_perts; method -> bootstrap draws)
+    "Percentile bootstrap intervals of PerturbQA's per-gene AUROC over perturbations; every method sees the same resamples."
+    if n_boot < 1: raise ValueError(f"n_boot={n_boot}; use a positive number of resamples (e.g. 1000)")
+    from llm_perturb.metrics import auroc_per_gene
+    pc, perts = pd.factorize(np.asarray(pert))
+    gc = pd.factorize(np.asarray(gene))[0]
+    y = np.asarray(labels, dtype=float)
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(len(perts), np.full(len(perts), 1 / len(perts)), size=n_boot).astype(float)  # b × perts
+    draws, rows, q = {}, [], ((1 - level) / 2, (1 + level) / 2)
+    chunk = chunk or max(1, 3_000_000 // max(len(y), 1))
+    for m, s in scores.items():
+        s = np.asarray(s, dtype=float)
+        draws[m] = np.concatenate([_weighted_auroc_rows(gc, s, y, counts[i:i + chunk][:, pc]) for i in range(0, n_boot, chunk)])
+        ok_ = draws[m][np.isfinite(draws[m])]  # a resample where no gene keeps both classes has no AUROC
+        lo, hi = np.quantile(ok_, q) if len(ok_) else (np.nan, np.nan)
+        rows.append(dict(method=m, auroc=auroc_per_gene(pc, gc, s, y), ci_low=lo, ci_high=hi, n_perts=len(perts)))
+    return pd.DataFrame(rows), draws
+
+def paired_auroc_test(draws:Mapping[str, np.ndarray], # from perturbqa_bootstrap (same resamples for every method)
+                     point:Mapping[str, float], # method -> AUROC on the full test set
+                     pairs:Sequence[tuple[str, str]], # (a, b): test a − b
+                     level:float=0.95,
+                    ) -> pd.DataFrame: # a, b, diff, ci_low, ci_high, p (two-sided), n_boot
+    "Paired bootstrap test of AUROC differences: the same resampled perturbations for both methods."
+    rows = []
+    for a, b in pairs:
+        d = draws[a] - draws[b]
+        d = d[np.isfinite(d)]
+        if not len(d):  # no resample scores both (too few perturbations or genes with both classes)
+            rows.append(dict(a=a, b=b, diff=point[a] - point[b], ci_low=np.nan, ci_high=np.nan, p=np.nan, n_boot=0)); continue
+        lo, hi = np.quantile(d, ((1 - level) / 2, (1 + level) / 2))
+        p = min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))
+        rows.append(dict(a=a, b=b, diff=point[a] - point[b], ci_low=lo, ci_high=hi, p=max(p, 1 / len(d)), n_boot=len(d)))
+    return pd.DataFrame(rows)
+
+# %% ../nbs/22_kg_neighbours.ipynb #15cf182d
+def transfer_params(cv_tables:Mapping[str, pd.DataFrame], # cell line -> perturbqa_cv table (one graph, one task)
+                    holdout:str, # the line to predict; it contributes nothing to the choice
+                   ) -> dict: # k, alpha, gamma, tuned_on
+    "§6.2 for the graph predictor: the (k, α, γ) with the best mean CV AUROC over the other lines' training splits."
+    others = [l for l in cv_tables if l != holdout]
+    if not others: raise ValueError(f"no line to tune on besides {holdout!r}; transfer needs PerturbQA files of at least two lines")
+    t = pd.concat([cv_tables[l].assign(line=l) for l in others])
+    t = t.assign(k=t.k.map(lambda v: -1 if v is None or (isinstance(v, float) and np.isnan(v)) else int(v)))
+    best = t.groupby(['k', 'alpha', 'gamma'])['mean'].mean().sort_values(ascending=False, kind='stable').index[0]
+    return dict(k=None if best[0] < 0 else int(best[0]), alpha=float(best[1]), gamma=float(best[2]), tuned_on=others)
 
 # %% ../nbs/22_kg_neighbours.ipynb #1c0ea2fd
 def evaluate_signatures(sigs:Mapping, # perturbation -> {'up_full': [...]} (load_signatures)
@@ -167,24 +251,59 @@ def evaluate_continuous(deltas:pd.DataFrame, # perturbation × gene observed del
             sizes.loc[list(te_p), f'kg_{name}'] = [len(nb[p]) for p in te_p]
     return preds, sizes
 
-# %% ../nbs/22_kg_neighbours.ipynb #9bfc4f58
-def edit_schema(pool:Sequence[str], # names allowed as additions
-                neighbourhood:Sequence[str], # names allowed as removals
-                max_add:int=3, max_remove:int=3,
+# %% ../nbs/22_kg_neighbours.ipynb #ac236a16
+def edit_schema(additions:Sequence[str]|None, # names allowed as additions (None: any string; checked after the answer)
+                neighbourhood:Sequence[str]|None, # names allowed as removals (None: any string)
+                max_add:int|None=None, max_remove:int|None=None, # most items (None: no limit)
+                reasoning_chars:int|None=400, # most characters of the reasoning field (None: no limit)
+                name_chars:int|None=None, # most characters of a free name (None: no limit)
                ) -> dict:
-    "JSON schema {add, remove} whose items must come from the pool / the neighbourhood (enums)."
+    "JSON schema {reasoning, add, remove}; with name lists, items must come from them (enums keep a grammar-bound model valid)."
     def arr(names, mx):
-        names = list(dict.fromkeys(names))
-        if not names: return {"type": "array", "maxItems": 0, "items": {"type": "string", "maxLength": 0}}  # nothing allowed
-        return {"type": "array", "maxItems": mx, "items": {"type": "string", "enum": names}}
-    return {"type": "object", "required": ["add", "remove"],
-            "properties": {"add": arr(pool, max_add), "remove": arr(neighbourhood, max_remove)}}
+        a = {"type": "array", "items": {"type": "string"} | ({"maxLength": name_chars} if name_chars else {})}
+        if names is not None:
+            names = list(dict.fromkeys(names))
+            a = {"type": "array", "items": {"type": "string", "enum": names}} if names else \
+                {"type": "array", "maxItems": 0, "items": {"type": "string", "maxLength": 0}}  # nothing allowed
+        if mx is not None and a.get("maxItems") != 0: a["maxItems"] = mx
+        return a
+    reason = {"type": "string"} | ({"maxLength": reasoning_chars} if reasoning_chars else {})
+    return {"type": "object", "required": ["reasoning", "add", "remove"],
+            "properties": {"reasoning": reason, "add": arr(additions, max_add), "remove": arr(neighbourhood, max_remove)}}
 
-_EDIT_INSTRUCTIONS = ("You refine the knowledge-graph neighbourhood of a gene knockdown. The effect of knocking down the "
-                      "query gene is predicted as the mean effect of its neighbours, so neighbours should be genes whose "
-                      "knockdown changes expression in the same way (same complex, pathway or process). Add up to 3 genes "
-                      "from the candidates that belong, remove up to 3 current neighbours that do not. "
-                      'Answer JSON only: {"add": [...], "remove": [...]}.')
+EDIT_INSTRUCTIONS = (
+    "You are helping to predict how a cell's gene expression changes when one gene is knocked down.\n"
+    "The prediction for the query gene is the average of the measured expression changes of the genes in its "
+    "neighbourhood; every neighbour is a gene whose knockdown was measured in the training screen of the same cell line. "
+    "A first neighbourhood comes from biological knowledge graphs (protein interactions, shared processes, complexes, "
+    "pathways). It is incomplete and partly wrong: your job is to edit it so that the average predicts the query's own "
+    "effect better. Keep genes whose knockdown should change expression the way the query's knockdown does (for example "
+    "members of the same complex, pathway or process in this cell line).\n"
+    "Additions: name any gene that was knocked down in the training screen and belongs in the neighbourhood, whether or not it "
+    "is listed below. Genes that were not knocked down in the training screen, the query itself, and genes already in the "
+    "neighbourhood are ignored.\n"
+    "Removals: name current neighbours that do not belong. Names that are not current neighbours are ignored.\n"
+    "The final set is the current neighbourhood plus your additions minus your removals. If it ends up empty, the "
+    "prediction is the average over all training knockdowns.\n"
+    "First reason briefly about the query gene's function in this cell line and about each change, then give the sets.\n"
+    'Answer with one JSON object: {"reasoning": "...", "add": ["GENE", ...], "remove": ["GENE", ...]}; use [] where you make '
+    "no change of that kind.")
+# every instruction of the edit prompt, as (what, pattern that must be in the prompt): the checklist test
+EDIT_CHECKLIST = [("the task: predict a knockdown's expression change", r"predict how a cell's gene expression changes"),
+                  ("the predictor: the mean of the neighbours' training effects", r"average of the measured expression changes"),
+                  ("neighbours are training knockdowns of the same cell line", r"training screen of the same cell line"),
+                  ("the starting set comes from knowledge graphs", r"knowledge graphs"),
+                  ("the goal: a better prediction of the query's effect", r"predicts the query's own effect better"),
+                  ("additions: any training knockdown", r"any gene that was knocked down in the training screen"),
+                  ("invalid additions are ignored", r"not knocked down in the training screen.*are ignored"),
+                  ("removals: current neighbours only; others ignored", r"not current neighbours are ignored"),
+                  ("the final set: (KG ∪ add) \\ remove", r"plus your additions minus your removals"),
+                  ("an empty set predicts the training mean", r"ends up empty.*average over all training knockdowns"),
+                  ("reason first", r"First reason"),
+                  ("the output format", r'"add": \[.*"remove": \['),
+                  ("the cell line and its context", r"Cell line: "),
+                  ("the query gene and its context", r"Query gene: "),
+                  ("the current neighbourhood", r"Current neighbourhood: ")]
 
 def gene_context(genes:Sequence[str], # query genes
                  n_go:int=2, # GO-BP terms per gene
@@ -205,11 +324,17 @@ def gene_context(genes:Sequence[str], # query genes
         out[g] = ' | '.join(parts)
     return out
 
-def edit_prompt(query:str, cell_line:str, neighbourhood:Sequence[str], pool:Sequence[str], context:str='') -> str:
-    "The neighbourhood-editing prompt (instructions first, the query's specifics last)."
-    return (f"{_EDIT_INSTRUCTIONS}\nCell line: {cell_line_text(cell_line)}.\nCandidates to add: {', '.join(pool) or '(none)'}\n"
-            f"Query gene: {query}{' (' + context + ')' if context else ''}\n"
-            f"Current neighbours: {', '.join(neighbourhood) or '(none)'}\nJSON:")
+def edit_prompt(query:str, cell_line:str, neighbourhood:Sequence[str],
+                suggestions:Sequence[str]=(), # optional graph-ranked candidates shown as hints (additions are not limited to them)
+                context:str='', # one line about the query (gene_context)
+                cell_context:bool=True, # describe the cell line (select.cell_line_context); False: its name only
+               ) -> str:
+    "The neighbourhood-editing prompt: instructions and the cell line first (shared), the query's specifics last."
+    from llm_perturb.select import cell_line_context
+    line = cell_line_context(cell_line) if cell_context else cell_line_text(cell_line)
+    hint = f"Possible additions ranked next by the graphs (you may add others): {', '.join(suggestions)}\n" if len(suggestions) else ''
+    return (f"{EDIT_INSTRUCTIONS}\nCell line: {line}\n{hint}Query gene: {query}{' (' + context + ')' if context else ''}\n"
+            f"Current neighbourhood: {', '.join(neighbourhood) or '(empty)'}\nJSON:")
 
 # %% ../nbs/22_kg_neighbours.ipynb #30747c07
 @dataclass
@@ -251,63 +376,88 @@ def apply_edit(neighbourhood:Sequence[str], edit:Edit) -> list[str]:
     rem = set(edit.remove)
     return [g for g in list(dict.fromkeys([*neighbourhood, *edit.add])) if g not in rem]
 
-# %% ../nbs/22_kg_neighbours.ipynb #25adce54
+# %% ../nbs/22_kg_neighbours.ipynb #3b605464
 def addition_pool(ranking:Mapping[str, Sequence[str]], # query -> long ranked list of training perturbations (e.g. kg_neighbours k=None)
                   neighbourhoods:Mapping[str, Sequence[str]], # query -> current neighbourhood
                   n:int=15, # pool size
                  ) -> dict[str, list[str]]:
-    "Per query, the next `n` ranked training perturbations that are not already neighbours."
+    "Per query, the next `n` ranked training perturbations that are not already neighbours (optional hints in the prompt)."
     return {q: [g for g in ranking.get(q, []) if g not in set(neighbourhoods.get(q, []))][:n] for q in neighbourhoods}
 
 def llm_edit_neighbourhoods(neighbourhoods:Mapping[str, Sequence[str]], # query -> KG neighbourhood (training perturbations)
-                            pools:Mapping[str, Sequence[str]], # query -> candidates for additions
-                            train_perts:Sequence[str], # the training perturbations
+                            train_perts:Sequence[str], # the training perturbations: any of them may be added
                             cell_line:str, # for the prompt
                             model:str|None=None, # litellm model (default: the embedded model)
                             context:Mapping[str, str]|None=None, # query -> one-line context (gene_context)
-                            cache=None, # ResponseCache or JSONL path
-                            budget=None, # the run's llm.Budget (None: no limit)
-                            limit:int|None=None, # most new LLM calls of this loop (on top of the budget)
-                            label:str='', # printed with the call count (e.g. the fold)
+                            suggestions:Mapping[str, Sequence[str]]|None=None, # query -> optional hints (addition_pool); None: none
+                            constrain:str|None=None, # enums in the schema: 'all' (additions and removals), 'remove' (removals only),
+                                                     # None: 'remove' for grammar-bound local/ models, no enums for others
+                            max_edits:int|None=None, # most additions and most removals asked (None: no limit; 'local/' default 3)
+                            reasoning_chars:int|None=None, # most reasoning characters (None: no limit; 'local/' default 150)
+                            cache=None, budget=None, limit:int|None=None, label:str='',
+                            max_tokens:int=1024, # answer tokens (reasoning + sets)
                             **kw, # passed to select.run_requests / complete_many
                            ) -> tuple[dict, pd.DataFrame, list]: # (query -> edited set, per-query counts, LLMResults)
-    "Ask an LLM to edit each KG neighbourhood (the shared selection loop); invalid edits ignored and counted; failures keep the KG set."
+    "Ask an LLM to edit each KG neighbourhood; impossible additions/removals are ignored and counted; a failed answer keeps the KG set."
     from llm_perturb.llm import DEFAULT_MODEL
     model = model or DEFAULT_MODEL
-    qs = [q for q in neighbourhoods if neighbourhoods[q] or pools.get(q)]  # nothing to add or remove: no call
-    skipped = [q for q in neighbourhoods if q not in qs]
-    req = pd.DataFrame(dict(query=qs, model=model,
-                            prompt=[edit_prompt(q, cell_line, neighbourhoods[q], pools.get(q, []), (context or {}).get(q, '')) for q in qs],
-                            schema=[edit_schema(pools.get(q, []), neighbourhoods[q]) for q in qs]))
+    local = model.startswith('local/')
+    constrain = ('remove' if local else '') if constrain is None else constrain
+    if constrain not in ('', 'all', 'remove'): raise ValueError(f"constrain={constrain!r}; use 'all', 'remove' or None")
+    max_edits = (3 if local else None) if max_edits is None else max_edits
+    reasoning_chars = (150 if local else None) if reasoning_chars is None else reasoning_chars
+    train = list(dict.fromkeys(train_perts))
+    qs = list(neighbourhoods)
+    def schema(q):
+        nb = set(neighbourhoods[q])
+        return edit_schema([t for t in train if t not in nb and t != q] if constrain == 'all' else None,
+                           neighbourhoods[q] if constrain else None, max_edits, max_edits, reasoning_chars, 16 if local else None)
+    req = pd.DataFrame(dict(query=qs, model=model, schema=[schema(q) for q in qs],
+                            prompt=[edit_prompt(q, cell_line, neighbourhoods[q], (suggestions or {}).get(q, ()),
+                                                (context or {}).get(q, '')) for q in qs]))
     print(f"kg_llm_edit{' ' + label if label else ''}: {len(qs)} LLM calls ({model}; cached answers are free; "
-          f"at most {limit if limit is not None else 'the budget'} new){f'; {len(skipped)} queries skipped (empty neighbourhood and pool)' if skipped else ''}")
+          f"at most {limit if limit is not None else 'the budget'} new; additions from {len(train)} training perturbations"
+          f"{', grammar-bound ' + constrain if constrain else ''})")
     def parse(r, row):
-        e = parse_edit(r.parsed if r.parsed is not None else r.text, row['query'], neighbourhoods[row['query']], train_perts) \
+        e = parse_edit(r.parsed if r.parsed is not None else r.text, row['query'], neighbourhoods[row['query']], train) \
             if r.text is not None else Edit([], [], ok=False)
         return dict(edit=e, status='ok' if e.ok else 'unparsed')
-    sel = run_requests(req, parse, cache, budget, limit, max_tokens=kw.pop('max_tokens', 160), **kw) if qs else req
+    sel = run_requests(req, parse, cache, budget, limit, max_tokens=max_tokens, **kw) if qs else req
     edited, rows = {}, []
     for q, e, r in zip(qs, sel.get('edit', []), sel.get('result', [])):
         edited[q] = apply_edit(neighbourhoods[q], e)
         rows.append(dict(query=q, ok=e.ok and r.error is None, n_kg=len(neighbourhoods[q]), n_add=len(e.add), n_remove=len(e.remove),
-                         n_invalid=e.n_invalid, no_change=e.n_valid == 0, n_final=len(edited[q]), text=r.text))
-    for q in skipped:
-        edited[q] = list(neighbourhoods[q])
-        rows.append(dict(query=q, ok=False, n_kg=0, n_add=0, n_remove=0, n_invalid=0, no_change=True, n_final=0, text=None))
+                         n_invalid=e.n_invalid, no_change=e.n_valid == 0, n_final=len(edited[q]), empty=len(edited[q]) == 0,
+                         text=r.text))
     return edited, pd.DataFrame(rows), list(sel.get('result', []))
 
-# %% ../nbs/22_kg_neighbours.ipynb #cf3b5e50
+# %% ../nbs/22_kg_neighbours.ipynb #a99ccee5
 @dataclass
 class RewardConfig:
-    "Hyper-parameters of the neighbourhood-edit reward."
-    format_reward: float = 0.2 # the answer parses as {add, remove}
-    format_penalty: float = -1.0 # the whole reward of an answer that does not parse
-    valid_reward: float = 0.1 # per valid edit
-    max_valid_edits: int = 5 # valid edits counted at most
-    invalid_penalty: float = -0.2 # per invalid edit
-    no_change_penalty: float = -0.5 # no valid edit at all
-    gap_scale: float = 5.0 # multiplies the Pearson-delta gap (edited − KG)
-    gap_clip: float = 1.0 # the scaled gap is clipped to ±gap_clip
+    "Hyper-parameters of the §5.2 reward (our reading of the formulas; the paper's values are not readable in our copy)."
+    alpha: float = 1.0 # weight of the Pearson-delta gap Δ = ρ(edited set) − ρ(KG set)
+    beta: float = 0.1 # weight of the stabilising term, whose size does not depend on the scale of Δ
+    stabiliser: str = 'sign' # 'sign': β·sign(Δ); 'indicator': β·1[Δ > 0]
+    no_change_validity: float = 0.0 # validity reward when nothing is proposed (the fraction would be 0/0)
+    def __post_init__(self):
+        if self.stabiliser not in ('sign', 'indicator'): raise ValueError(f"stabiliser={self.stabiliser!r}; use 'sign' or 'indicator'")
+
+def format_reward(edit:Edit) -> float:
+    "1 when the answer's sets could be extracted, else 0."
+    return 1.0 if edit.ok else 0.0
+
+def validity_reward(edit:Edit, config:RewardConfig=RewardConfig()) -> float:
+    "Share of the proposed edits that are possible (additions: new training perturbations; removals: current neighbours)."
+    n = edit.n_valid + edit.n_invalid
+    if not edit.ok: return 0.0
+    return config.no_change_validity if n == 0 else edit.n_valid / n
+
+def pearson_reward(r_edit:float, r_kg:float, config:RewardConfig=RewardConfig()) -> float:
+    "α·Δ + β·s(Δ) with Δ = r_edit − r_kg and s the sign (or the indicator of Δ > 0)."
+    d = float(r_edit - r_kg)
+    if not np.isfinite(d): return 0.0
+    s = np.sign(d) if config.stabiliser == 'sign' else float(d > 0)
+    return config.alpha * d + config.beta * s
 
 def edit_reward(answer, # the LLM's answer (text or parsed dict)
                 query:str, # the query gene
@@ -315,54 +465,65 @@ def edit_reward(answer, # the LLM's answer (text or parsed dict)
                 train_deltas:pd.DataFrame, # training perturbations × genes (index = names)
                 true_delta, # the query's true delta (length g)
                 config:RewardConfig=RewardConfig(),
-               ) -> dict: # format, validity, gap, total, pearson_kg, pearson_edit, n_valid, n_invalid
-    "The RL reward of one neighbourhood edit: format + validity + clipped Pearson-delta gap vs the KG set."
+               ) -> dict: # format, validity, pearson, total (their mean), pearson_kg, pearson_edit, n_valid, n_invalid
+    "The §5.2 reward of one neighbourhood edit: the mean of the format, validity and Pearson-delta rewards."
     from llm_perturb.metrics import pearson_delta
-    c = config
     e = parse_edit(answer, query, neighbourhood, list(train_deltas.index))
-    if not e.ok:
-        return dict(format=c.format_penalty, validity=0.0, gap=0.0, total=c.format_penalty, pearson_kg=np.nan,
-                    pearson_edit=np.nan, n_valid=0, n_invalid=0)
-    validity = c.valid_reward * min(e.n_valid, c.max_valid_edits) + c.invalid_penalty * e.n_invalid \
-               + (c.no_change_penalty if e.n_valid == 0 else 0.0)
-    P = neighbour_predict(train_deltas, {'kg': list(neighbourhood), 'edit': apply_edit(neighbourhood, e)})
-    t = np.asarray(true_delta, dtype=float)
-    r_kg, r_ed = pearson_delta(P[0], t), pearson_delta(P[1], t)
-    gap = float(np.clip(c.gap_scale * (r_ed - r_kg), -c.gap_clip, c.gap_clip))
-    return dict(format=c.format_reward, validity=validity, gap=gap, total=c.format_reward + validity + gap,
-                pearson_kg=r_kg, pearson_edit=r_ed, n_valid=e.n_valid, n_invalid=e.n_invalid)
+    r_f, r_v = format_reward(e), validity_reward(e, config)
+    r_kg = r_ed = np.nan
+    if e.ok:  # an empty set predicts the training mean (neighbour_predict's fallback)
+        P = neighbour_predict(train_deltas, {'kg': list(neighbourhood), 'edit': apply_edit(neighbourhood, e)})
+        t = np.asarray(true_delta, dtype=float)
+        r_kg, r_ed = pearson_delta(P[0], t), pearson_delta(P[1], t)
+    r_p = pearson_reward(r_ed, r_kg, config) if e.ok else 0.0
+    return dict(format=r_f, validity=r_v, pearson=r_p, total=(r_f + r_v + r_p) / 3, pearson_kg=r_kg, pearson_edit=r_ed,
+                n_valid=e.n_valid, n_invalid=e.n_invalid)
 
-# %% ../nbs/22_kg_neighbours.ipynb #690ac0a1
-def grpo_reward_fn(train_deltas:pd.DataFrame, # training perturbations × genes
-                   truth:pd.DataFrame, # query × genes true deltas (the queries of the dataset)
+# %% ../nbs/22_kg_neighbours.ipynb #81134c79
+GRPO_RECIPE = dict(model='Qwen/Qwen3-4B-Instruct-2507', # the KG paper's base model (§5.3)
+                   max_steps=1500, # the paper's full run; the cross-cell-line transfer run stops at half (§6.2)
+                   transfer_steps=750,
+                   transfer_holdout='k562') # the line the transfer run leaves out (§6.2)
+
+def grpo_reward_fn(train_deltas, # training perturbations × genes; or {cell_line: DataFrame} for a multi-line question set
+                   truth, # query × genes true deltas (the dataset's queries); or {cell_line: DataFrame}
                    config:RewardConfig=RewardConfig(),
                   ) -> Callable:
-    "A TRL reward function (prompts, completions, query, kg_set, **kw) -> rewards, from `edit_reward`."
-    def kg_edit_reward(prompts, completions, query, kg_set, **kw):
+    "A TRL reward function (prompts, completions, query, kg_set, cell_line=None, **kw) -> rewards, from `edit_reward`."
+    def pick(x, line): return x[line] if isinstance(x, Mapping) else x
+    def kg_edit_reward(prompts, completions, query, kg_set, cell_line=None, **kw):
         texts = [c[-1]['content'] if isinstance(c, list) else c for c in completions]  # conversational or plain
-        return [edit_reward(t, q, list(s), train_deltas, truth.loc[q].to_numpy(), config)['total']
-                for t, q, s in zip(texts, query, kg_set)]
+        lines = cell_line if cell_line is not None else [None] * len(texts)
+        return [edit_reward(t, q, list(s), pick(train_deltas, l), pick(truth, l).loc[q].to_numpy(), config)['total']
+                for t, q, s, l in zip(texts, query, kg_set, lines)]
     return kg_edit_reward
 
 def grpo_dataset(train_deltas:pd.DataFrame, # training perturbations × genes (queries are these perturbations)
-                 graph:KGraph, # the graph giving each query's KG set among the other training perturbations
-                 cell_line:str, k:int=20, pool_size:int=30, seed:int=0, context:Mapping|None=None,
-                ) -> pd.DataFrame: # columns prompt, query, kg_set
+                 graph, # the graph (KGraph or NeighbourhoodUnion) giving each query's KG set among the other training perturbations
+                 cell_line:str, k:int=20, seed:int=0, context:Mapping|None=None,
+                ) -> pd.DataFrame: # columns prompt, query, kg_set, cell_line
     "One editing prompt per training perturbation (leave-one-out KG sets), for GRPO."
     perts = list(train_deltas.index)
-    rows = []
-    rank = kg_neighbours(graph, perts, perts, k=None, seed=seed)  # the query itself is never its own neighbour
-    for q in perts:
-        kg_set = rank[q][:k]
-        pool = [g for g in rank[q][k:]][:pool_size]
-        rows.append(dict(prompt=edit_prompt(q, cell_line, kg_set, pool, (context or {}).get(q, '')), query=q, kg_set=kg_set))
-    return pd.DataFrame(rows)
+    sets = kg_neighbours(graph, perts, perts, k=k, seed=seed)  # the query itself is never its own neighbour
+    return pd.DataFrame([dict(prompt=edit_prompt(q, cell_line, sets[q], context=(context or {}).get(q, '')), query=q,
+                              kg_set=sets[q], cell_line=cell_line) for q in perts])
 
-def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (grpo_dataset)
+def grpo_questions(lines:Mapping[str, tuple], # cell line -> (train_deltas, graph)
+                   holdout:str|None=None, # a line left out (the §6.2 transfer run: 'k562')
+                   k:int=20, seed:int=0, context:Mapping|None=None,
+                  ) -> pd.DataFrame: # prompt, query, kg_set, cell_line; shuffled across lines
+    "The §5.3 question set: every training perturbation of every line (but the held-out one), shuffled, not grouped by line."
+    use = [l for l in lines if l != holdout]
+    if not use: raise ValueError(f"no cell line left to train on (lines {list(lines)}, holdout {holdout!r})")
+    ds = pd.concat([grpo_dataset(*lines[l], l, k=k, seed=seed, context=context) for l in use], ignore_index=True)
+    return ds.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (+ cell_line): grpo_questions / grpo_dataset
                reward_fn:Callable, # grpo_reward_fn(...)
-               model_name:str='HuggingFaceTB/SmolLM2-135M-Instruct', # Hugging Face model id or path, or a local .gguf file
+               model_name:str=GRPO_RECIPE['model'], # Hugging Face model id or path, or a local .gguf file
                output_dir:str='runs/grpo_kg_edit',
-               max_steps:int=2, num_generations:int=4, learning_rate:float=1e-6, max_completion_length:int=96,
+               max_steps:int=GRPO_RECIPE['max_steps'], # 1500 (the paper); 750 for the transfer run
+               num_generations:int=8, learning_rate:float=1e-6, max_completion_length:int=1024,
                **config_kw, # more GRPOConfig fields (bf16, use_vllm, ...)
               ):
     "Train the neighbourhood editor with TRL's GRPOTrainer (lazy imports; needs torch, trl, transformers, datasets)."
@@ -373,21 +534,98 @@ def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (grpo_datas
         from trl import GRPOConfig, GRPOTrainer
     except ImportError as e:
         raise ImportError(f"GRPO training needs packages that are not project dependencies ({e.name} is missing): "
-                          "pip install torch==2.13.0 trl transformers datasets") from None
+                          "pip install torch trl transformers datasets") from None
     if model.endswith('.gguf'):  # e.g. embedded_model_path(...): transformers dequantises it to float32 (needs `gguf`)
         from pathlib import Path
         from transformers import AutoModelForCausalLM, AutoTokenizer
         p = Path(model)
         tokenizer = AutoTokenizer.from_pretrained(p.parent, gguf_file=p.name)
         model = AutoModelForCausalLM.from_pretrained(p.parent, gguf_file=p.name)
-        # its layers are plain float32 now; only the GGUF marker makes Trainer refuse them as 'purely quantized'
-        model.hf_quantizer, model.is_quantized = None, False
+        model.hf_quantizer, model.is_quantized = None, False  # plain float32 layers now
         if hasattr(model.config, 'quantization_config'): del model.config.quantization_config
     cfg = GRPOConfig(output_dir=output_dir, max_steps=max_steps, num_generations=num_generations,
                      per_device_train_batch_size=num_generations, learning_rate=learning_rate,
                      max_completion_length=max_completion_length, logging_steps=1, report_to=[],
                      use_cpu=not torch.cuda.is_available(), **config_kw)
+    cols = [c for c in ('prompt', 'query', 'kg_set', 'cell_line') if c in dataset]
     trainer = GRPOTrainer(model=model, reward_funcs=[reward_fn], args=cfg, processing_class=tokenizer,
-                          train_dataset=Dataset.from_pandas(dataset[['prompt', 'query', 'kg_set']], preserve_index=False))
+                          train_dataset=Dataset.from_pandas(dataset[cols], preserve_index=False))
     trainer.train()
     return trainer
+
+# %% ../nbs/22_kg_neighbours.ipynb #02661ac0
+QA_QUESTIONS = {
+    'de': ("Question: in {line}, does knocking down {pert} significantly change the expression of {gene} "
+           "(differential expression), compared with unperturbed cells?"),
+    'dir': ("Question: in {line}, knocking down {pert} is known to change the expression of {gene} significantly. "
+            "Does {gene} go up (answer yes) or down (answer no)?")}
+QA_FORMAT = ('Reason briefly, then answer with one JSON object: {"reasoning": "...", "answer": "yes" or "no", '
+             '"confidence": "low", "medium" or "high"}.')
+QA_CONFIDENCE = {'low': 0.6, 'medium': 0.75, 'high': 0.9}  # probability of the answer given; the score is P(yes)
+
+def qa_schema(reasoning_chars:int|None=300) -> dict:
+    "JSON schema of a PerturbQA answer: reasoning, yes/no, confidence."
+    reason = {"type": "string"} | ({"maxLength": reasoning_chars} if reasoning_chars else {})
+    return {"type": "object", "required": ["reasoning", "answer", "confidence"],
+            "properties": {"reasoning": reason, "answer": {"type": "string", "enum": ["yes", "no"]},
+                           "confidence": {"type": "string", "enum": list(QA_CONFIDENCE)}}}
+
+def qa_context(train_df:pd.DataFrame, # the line's training pairs (pert, gene, label) of the task
+               neighbours:Sequence[str], # the perturbation's KG neighbours among training perturbations, ranked
+               gene:str, task:str, n:int=10, # most neighbours listed
+              ) -> str:
+    "SUMMER-style retrieved evidence: the perturbation's graph neighbours that were measured at the gene, with their outcome."
+    lab = train_df[train_df.gene == gene].set_index('pert').label
+    hits = [(p, int(lab[p])) for p in neighbours if p in lab.index][:n]
+    word = {'de': ('no significant change', 'significant change'), 'dir': ('down', 'up')}[task]
+    head = (f"Evidence: knowledge-graph neighbours of the knocked-down gene whose own knockdown was measured at {gene}: ")
+    if not hits: return head + "none was measured at this gene."
+    return head + '; '.join(f"{p}: {word[y]}" for p, y in hits) + '.'
+
+def qa_prompt(pert:str, gene:str, task:str, cell_line:str, context:str='') -> str:
+    "One PerturbQA question (the cell line first, the pair and its evidence last)."
+    from llm_perturb.select import cell_line_context
+    if task not in QA_QUESTIONS: raise ValueError(f"task={task!r}; use 'de' or 'dir'")
+    return (f"You answer questions about CRISPR knockdown screens. Cell line: {cell_line_context(cell_line)}\n"
+            f"{QA_QUESTIONS[task].format(line=cell_line_text(cell_line), pert=pert, gene=gene)}\n"
+            f"{context + chr(10) if context else ''}{QA_FORMAT}\nJSON:")
+
+def qa_score(answer) -> float:
+    "P(yes) of a parsed answer ({answer, confidence}); NaN when it does not parse."
+    from llm_perturb.llm import parse_json
+    if isinstance(answer, str):
+        try: answer = parse_json(answer)
+        except Exception: answer = None
+    if not isinstance(answer, Mapping) or answer.get('answer') not in ('yes', 'no'): return np.nan
+    p = QA_CONFIDENCE.get(answer.get('confidence'), 0.5)
+    return p if answer['answer'] == 'yes' else 1 - p
+
+def qa_sample(test_df:pd.DataFrame, # test pairs with labels
+              n_genes:int=5, # read-out genes (each with both classes in the test set)
+              per_class:int=2, # pairs per class per gene
+              seed:int=0) -> pd.DataFrame:
+    "A small balanced sample of test pairs for per-gene AUROC: n_genes genes, per_class positives and negatives each."
+    rng = np.random.default_rng(seed)
+    c = test_df.groupby('gene').label.agg(['sum', 'size'])
+    ok = c[(c['sum'] >= per_class) & (c['size'] - c['sum'] >= per_class)].index
+    genes = rng.permutation(np.array(sorted(ok)))[:n_genes]
+    parts = [test_df[(test_df.gene == g) & (test_df.label == y)].sample(per_class, random_state=int(rng.integers(1 << 30)))
+             for g in genes for y in (1, 0)]
+    return pd.concat(parts).sort_values(['gene', 'pert']) if parts else test_df.iloc[:0]
+
+def llm_perturbqa(pairs:pd.DataFrame, # test pairs: pert, gene
+                  task:str, cell_line:str,
+                  contexts:Mapping|None=None, # (pert, gene) -> evidence text (qa_context); None: no retrieval
+                  model:str|None=None, cache=None, budget=None, limit:int|None=None,
+                  max_tokens:int=200, reasoning_chars:int|None=100, **kw,
+                 ) -> pd.DataFrame: # pairs + score (P(yes), NaN when failed) + status
+    "Ask the LLM every (perturbation, gene) question directly (cached, budgeted); failures stay NaN and are counted."
+    from llm_perturb.llm import DEFAULT_MODEL
+    model = model or DEFAULT_MODEL
+    req = pd.DataFrame(dict(pert=pairs.pert.to_numpy(), gene=pairs.gene.to_numpy(), model=model,
+                            prompt=[qa_prompt(p, g, task, cell_line, (contexts or {}).get((p, g), ''))
+                                    for p, g in zip(pairs.pert, pairs.gene)]))
+    req['schema'] = [qa_schema(reasoning_chars)] * len(req)
+    parse = lambda r, row: dict(score=qa_score(r.parsed if r.parsed is not None else r.text) if r.text is not None else np.nan)
+    sel = run_requests(req, parse, cache, budget, limit, max_tokens=max_tokens, **kw) if len(req) else req.assign(score=[], status=[])
+    return sel[['pert', 'gene', 'score', 'status']].set_index(pairs.index)

@@ -434,7 +434,7 @@ def results_table(metrics:Mapping, # flat 'task/method/metric' -> number
 import re, json, hashlib
 from pathlib import Path
 
-LLM_METHOD = re.compile(r"^(langpert|lgr($|@(?!random))|kg_llm_edit)")
+LLM_METHOD = re.compile(r"^(langpert|lgr($|@(?!random))|kg_llm_)")  # kg_llm_edit, kg_llm_qa, ...
 _NOT_KEYED = ("out_dir", "cache_path", "api_base", "max_cost", "dry_run")
 
 def params_key(params:Mapping) -> str:
