@@ -239,6 +239,7 @@ FIELDS = {  # answer fields of each prior (the paper's §5.2.2-5.2.3): (each inp
                         mechanistic_comparison=("str", "how the mechanisms compare"))),
 }
 
+# %% ../nbs/10_kernel.ipynb #bbd1233a
 def prompt_path(name:str) -> Path:
     "Path of a prompt template file shipped in `llm_perturb/prompts/` (e.g. 'kernel_numerical')."
     from importlib.resources import files
@@ -294,6 +295,8 @@ _COMMON_ITEMS = {
     "conservative when unclear": [r"conservative"],
     "slots": [r"\{pert_a\}", r"\{pert_b\}"],
 }
+
+# %% ../nbs/10_kernel.ipynb #8477896c
 PROMPT_CHECKLIST = {
     "numerical": {**_COMMON_ITEMS,
         "context: effects reach pathways, programmes, modules; not all are strong": [r"pathways", r"transcriptional programmes|transcriptional programs", r"regulatory modules", r"strong or clear"],
@@ -345,6 +348,7 @@ PROMPT_CHECKLIST = {
     },
 }
 
+# %% ../nbs/10_kernel.ipynb #64636d59
 def prompt_checklist(template:str|KernelPrompt, # a template (or KernelPrompt) to check
                      prior:str="numerical", # whose instructions: 'numerical' (Box S1) or 'functional' (Box S2)
                     ) -> list[str]:
@@ -436,6 +440,7 @@ def _defaults(model:str, max_tokens, max_chars, max_items, reasoning_budget=None
 def _new_calls(results:list[LLMResult]) -> int:
     return sum(r.status not in ("cached", "not_sent") for r in results)
 
+# %% ../nbs/10_kernel.ipynb #13b530ce
 def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile or str; a is shown first
                 prompt:str|KernelPrompt="numerical", # prompt name, KernelPrompt or template
                 model:str=DEFAULT_MODEL, # litellm model string
@@ -494,6 +499,7 @@ def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile 
     usage["model"], usage["prompt"], usage["prompt_variant"], usage["out_of_range_policy"] = model, kp.name, kp.variant, policy
     return tr.sort_values(["job", "attempt"]).reset_index(drop=True), usage
 
+# %% ../nbs/10_kernel.ipynb #fa8d9caf
 def final_scores(traces:pd.DataFrame, # from score_pairs (several attempts per job)
                 n_jobs:int, # number of jobs (pairs) sent
                ) -> pd.DataFrame:
@@ -538,6 +544,7 @@ def _symmetry(jobs:pd.DataFrame, final:pd.DataFrame) -> pd.DataFrame:
                             score_ab=main.score.reindex(rev.index), score_ba=rev.score))
     return out.assign(abs_diff=(out.score_ab - out.score_ba).abs()).reset_index()
 
+# %% ../nbs/10_kernel.ipynb #aabd3f6c
 @dataclass
 class KernelResult:
     "A scored kernel: imputed and raw matrices, failure masks, traces, symmetry check and usage."
@@ -602,6 +609,7 @@ class KernelResult:
         self.frame().to_csv(paths["matrix"]); self.frame(imputed=False).to_csv(paths["raw"])
         return paths
 
+# %% ../nbs/10_kernel.ipynb #d381708d
 def assemble_kernel(jobs:pd.DataFrame, # one row per job: pair, i, j, a, b, check ('main' / 'symmetry')
                     traces:pd.DataFrame, # score_pairs traces (job = row of `jobs`)
                     ids:list, # sample ids
@@ -625,6 +633,7 @@ def assemble_kernel(jobs:pd.DataFrame, # one row per job: pair, i, j, a, b, chec
     if len(tr): tr.insert(tr.columns.get_loc("a") + 2, "order", np.where(tr.a == tr.i, "ij", "ji"))
     return KernelResult(list(ids), sim, raw, failed, unscored, _flatten(tr), _symmetry(jobs, final), out_of_range=oor, **meta)
 
+# %% ../nbs/10_kernel.ipynb #0cff4178
 def score_kernel(profiles:Sequence, # RNAProfile / TextProfile inputs (unique ids)
                  prompt:str|KernelPrompt="numerical", # 'numerical', 'functional', a KernelPrompt or a template
                  model:str=DEFAULT_MODEL, # litellm model string
@@ -661,6 +670,7 @@ def score_kernel(profiles:Sequence, # RNAProfile / TextProfile inputs (unique id
                   **{key: v for key, v in kwargs.items() if isinstance(v, (int, float, str, type(None)))})
     return assemble_kernel(jobs, traces, ids, usage=usage, model=model, prompt=kp.name, params=params)
 
+# %% ../nbs/10_kernel.ipynb #6abcb07b
 def load_traces(path, # a <name>_traces.jsonl (or .csv) written by KernelResult.save
                ) -> pd.DataFrame:
     "Read saved kernel traces back into a DataFrame (the 'fields' column as dicts)."
@@ -717,6 +727,7 @@ def _rowwise_pearson(A:np.ndarray, B:np.ndarray, M:np.ndarray) -> np.ndarray:
         r = (da * db).sum(1) / np.sqrt(sa * sb)
     return np.where((n >= 2) & (sa > 0) & (sb > 0), np.clip(r, -1, 1), np.nan)
 
+# %% ../nbs/10_kernel.ipynb #874e9063
 def masked_corr(X, # samples x genes, NaN where a sample has no value
                 method:str="pearson", # 'pearson' or 'spearman'
                ) -> np.ndarray:

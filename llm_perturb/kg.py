@@ -271,6 +271,7 @@ def edit_schema(additions:Sequence[str]|None, # names allowed as additions (None
     return {"type": "object", "required": ["reasoning", "add", "remove"],
             "properties": {"reasoning": reason, "add": arr(additions, max_add), "remove": arr(neighbourhood, max_remove)}}
 
+# %% ../nbs/22_kg_neighbours.ipynb #554e62e5
 EDIT_INSTRUCTIONS = (
     "You are helping to predict how a cell's gene expression changes when one gene is knocked down.\n"
     "The prediction for the query gene is the average of the measured expression changes of the genes in its "
@@ -305,6 +306,7 @@ EDIT_CHECKLIST = [("the task: predict a knockdown's expression change", r"predic
                   ("the query gene and its context", r"Query gene: "),
                   ("the current neighbourhood", r"Current neighbourhood: ")]
 
+# %% ../nbs/22_kg_neighbours.ipynb #fdb4149e
 def gene_context(genes:Sequence[str], # query genes
                  n_go:int=2, # GO-BP terms per gene
                  n_complexes:int=2, # CORUM complexes per gene
@@ -518,6 +520,7 @@ def grpo_questions(lines:Mapping[str, tuple], # cell line -> (train_deltas, grap
     ds = pd.concat([grpo_dataset(*lines[l], l, k=k, seed=seed, context=context) for l in use], ignore_index=True)
     return ds.sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
+# %% ../nbs/22_kg_neighbours.ipynb #1686f5bc
 def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (+ cell_line): grpo_questions / grpo_dataset
                reward_fn:Callable, # grpo_reward_fn(...)
                model_name:str=GRPO_RECIPE['model'], # Hugging Face model id or path, or a local .gguf file
@@ -590,6 +593,7 @@ def qa_prompt(pert:str, gene:str, task:str, cell_line:str, context:str='') -> st
             f"{QA_QUESTIONS[task].format(line=cell_line_text(cell_line), pert=pert, gene=gene)}\n"
             f"{context + chr(10) if context else ''}{QA_FORMAT}\nJSON:")
 
+# %% ../nbs/22_kg_neighbours.ipynb #6d6d5d55
 def qa_score(answer) -> float:
     "P(yes) of a parsed answer ({answer, confidence}); NaN when it does not parse."
     from llm_perturb.llm import parse_json

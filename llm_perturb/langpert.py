@@ -251,6 +251,7 @@ def _parse_row(result, row) -> dict:
     "The select-loop parser: the answer mapped onto the row's candidate pool."
     return parse_selection(result.text, row["candidates"], int(row["k_max"]))
 
+# %% ../nbs/20_langpert.ipynb #fe000362
 _SEND = dict(system=SYSTEM_PROMPT, temperature=0.0)  # what every answer is asked with (plus max_tokens)
 
 def llm_settings(model:str, # litellm model string

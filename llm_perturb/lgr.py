@@ -322,6 +322,7 @@ def regime_folds(adata:ad.AnnData, # profiles with obs cell_line, molecule_id
                  "line" if regime == "open_world" else "train")
             for i, (_, test) in enumerate(folds)]
 
+# %% ../nbs/21_lgr.ipynb #3ad05dba
 def pool_rows(adata:ad.AnnData, fold:Fold, row:int) -> np.ndarray:
     "Rows whose responses the query's pool aggregates: other molecules (controls are never profiles), by `fold.pool_from`."
     obs = adata.obs

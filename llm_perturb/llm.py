@@ -503,6 +503,7 @@ def _with_schema_instruction(messages:list, schema) -> list:
                        f"else:\n{json.dumps(json_schema(schema))}")
     return messages[:-1] + [last]
 
+# %% ../nbs/00_llm.ipynb #e564a333
 def _rejected_format(e:Exception) -> bool:
     "Whether a server refused the request's `response_format` (malformed for it: switch mode, never retry)."
     msg = str(e).lower()

@@ -218,6 +218,7 @@ def mse(pred, true) -> float:
     p, t = _vectors(pred, true)
     return float(((p - t) ** 2).mean())
 
+# %% ../nbs/02_metrics.ipynb #157460a8
 def top_de(
     true, # true delta vector
     k:int=20, # number of genes
@@ -245,6 +246,7 @@ def pearson_top_de(pred, true, k:int=20) -> float:
     "Pearson r on the top-k DE genes of `true`."
     return _on_top_de(pearson_delta, pred, true, k)
 
+# %% ../nbs/02_metrics.ipynb #b453b248
 def sign_accuracy(pred, true) -> float:
     "Fraction of genes with sign(pred) == sign(true)."
     p, t = _vectors(pred, true)
@@ -455,6 +457,7 @@ def auroc_per_gene_bootstrap(
     out = np.column_stack([_weighted_auroc_per_gene(p, g, s, y, counts) for s in S])
     return out[:, 0] if one else out
 
+# %% ../nbs/02_metrics.ipynb #3f24de61
 def bootstrap_interval(samples, level:float=0.95,
                        estimate:float|None=None, # given: the normal interval estimate ± z·sd(samples)
                       ) -> tuple[float, float]:
