@@ -584,30 +584,36 @@ class KernelResult:
     def frame(self, imputed:bool=True) -> pd.DataFrame:
         "The matrix as a DataFrame indexed by sample id."
         return pd.DataFrame(self.sim if imputed else self.raw, index=self.ids, columns=self.ids)
-    def summary(self) -> dict:
-        "Counts and quality numbers of the run (for tables and results.json)."
-        iu = np.triu_indices(self.n)
-        sc, sy = self.self_consistency, self.symmetry
-        both = sy.dropna(subset=["score_ab", "score_ba"]) if len(sy) else sy
-        return dict(model=self.model, prompt=self.prompt, n=self.n, pairs=len(iu[0]),
-                    scored=int((~self.unscored[iu] & ~self.failed[iu]).sum()), failed=int(self.failed[iu].sum()),
-                    unscored=int(self.unscored[iu].sum()), failure_rate=self.failure_rate,
-                    out_of_range=int((self.out_of_range if self.out_of_range is not None else self.failed & False)[iu].sum()),
-                    out_of_range_rate=self.out_of_range_rate, out_of_range_policy=self.usage.get("out_of_range_policy"),
-                    self_consistency_hard=sc["hard"], self_consistency_soft=sc["soft"],
-                    symmetry_pairs=len(both), symmetry_mean_abs_diff=float(both.abs_diff.mean()) if len(both) else float("nan"),
-                    calls=self.usage.get("calls", 0), cached=self.usage.get("cached", 0), tokens=self.usage.get("tokens", 0))
-    def save(self, out_dir, # folder for the files
-             name:str="kernel", # file stem
-            ) -> dict:
-        "Write <name>_traces.jsonl and .csv, <name>_matrix.csv (imputed) and <name>_raw.csv; return the paths."
-        out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-        paths = dict(jsonl=out / f"{name}_traces.jsonl", csv=out / f"{name}_traces.csv",
-                     matrix=out / f"{name}_matrix.csv", raw=out / f"{name}_raw.csv")
-        self.traces.to_json(paths["jsonl"], orient="records", lines=True, default_handler=str)
-        self.traces.assign(fields=[json.dumps(f, default=str) for f in self.traces.fields]).to_csv(paths["csv"], index=False)
-        self.frame().to_csv(paths["matrix"]); self.frame(imputed=False).to_csv(paths["raw"])
-        return paths
+
+# %% ../nbs/10_kernel.ipynb #9981fa33
+from fastcore.basics import patch
+
+@patch
+def summary(self:KernelResult) -> dict:
+    "Counts and quality numbers of the run (for tables and results.json)."
+    iu = np.triu_indices(self.n)
+    sc, sy = self.self_consistency, self.symmetry
+    both = sy.dropna(subset=["score_ab", "score_ba"]) if len(sy) else sy
+    return dict(model=self.model, prompt=self.prompt, n=self.n, pairs=len(iu[0]),
+                scored=int((~self.unscored[iu] & ~self.failed[iu]).sum()), failed=int(self.failed[iu].sum()),
+                unscored=int(self.unscored[iu].sum()), failure_rate=self.failure_rate,
+                out_of_range=int((self.out_of_range if self.out_of_range is not None else self.failed & False)[iu].sum()),
+                out_of_range_rate=self.out_of_range_rate, out_of_range_policy=self.usage.get("out_of_range_policy"),
+                self_consistency_hard=sc["hard"], self_consistency_soft=sc["soft"],
+                symmetry_pairs=len(both), symmetry_mean_abs_diff=float(both.abs_diff.mean()) if len(both) else float("nan"),
+                calls=self.usage.get("calls", 0), cached=self.usage.get("cached", 0), tokens=self.usage.get("tokens", 0))
+@patch
+def save(self:KernelResult, out_dir, # folder for the files
+         name:str="kernel", # file stem
+        ) -> dict:
+    "Write <name>_traces.jsonl and .csv, <name>_matrix.csv (imputed) and <name>_raw.csv; return the paths."
+    out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
+    paths = dict(jsonl=out / f"{name}_traces.jsonl", csv=out / f"{name}_traces.csv",
+                 matrix=out / f"{name}_matrix.csv", raw=out / f"{name}_raw.csv")
+    self.traces.to_json(paths["jsonl"], orient="records", lines=True, default_handler=str)
+    self.traces.assign(fields=[json.dumps(f, default=str) for f in self.traces.fields]).to_csv(paths["csv"], index=False)
+    self.frame().to_csv(paths["matrix"]); self.frame(imputed=False).to_csv(paths["raw"])
+    return paths
 
 # %% ../nbs/10_kernel.ipynb #d381708d
 def assemble_kernel(jobs:pd.DataFrame, # one row per job: pair, i, j, a, b, check ('main' / 'symmetry')

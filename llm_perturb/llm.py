@@ -561,9 +561,79 @@ def _plan_row(model, msgs, n_requests, n_cached, max_tokens) -> dict:
                 prompt_tokens=sum(n for n, _ in est), completion_tokens_max=max_tokens * len(msgs),
                 cost_usd_max=None if any(c is None for c in costs) else round(sum(costs), 6))
 
-# %% ../nbs/00_llm.ipynb #2e3b36e2
+# %% ../nbs/00_llm.ipynb #4abd6cf4
 _CONN = ("api_base", "api_key", "base_url")  # connection settings: never part of a cache key or record
 
+def _request_parts(model, api_base, temperature, max_tokens, seed, reasoning_budget, kwargs:dict) -> tuple[dict, dict, dict]:
+    "complete_many's arguments split into connection settings, test-only extras and the params that form the cache key."
+    kwargs = dict(kwargs)
+    conn = {k: kwargs.pop(k) for k in _CONN if k in kwargs} | ({"api_base": api_base} if api_base else {})
+    if not model.startswith("local/") and model.split("/", 1)[0] not in {p["provider"] for p in litellm.custom_provider_map}:
+        conn |= {"max_retries": 0, "num_retries": 0}  # retries happen in `_call` only
+    extra = {"mock_response": kwargs.pop("mock_response")} if "mock_response" in kwargs else {}
+    params = dict(temperature=temperature, max_tokens=max_tokens, seed=seed, **reasoning_params(model, reasoning_budget), **kwargs)
+    return conn, extra, params
+
+# %% ../nbs/00_llm.ipynb #6770022e
+@dataclass
+class _Batch:
+    "The new requests of one `complete_many` call: what they share, and their errors and output modes."
+    model: str
+    msgs: list # chat messages per prompt
+    params: dict # the cache-key params
+    conn: dict # connection settings (not in the key)
+    extra: dict # mock_response, if any (not in the key)
+    schema: Any
+    mode: str # output mode to try next; moves down OUTPUT_MODES when a server refuses one
+    cache: ResponseCache
+    budget: Budget
+    limit: int|None
+    retries: int
+    backoff: float
+    timeout: float
+    bar: Any # tqdm bar
+    errors: dict = field(default_factory=dict) # key -> error text
+    used_mode: dict = field(default_factory=dict) # key -> output mode that answered
+    n_sent: int = 0
+
+    async def send(self, key, i, sem):
+        "Send request i (unless the limit or budget refuses it), falling back to the next output mode on a refusal."
+        budget, schema = self.budget, self.schema
+        est = _estimate(self.model, self.msgs[i], self.params["max_tokens"])[1] if budget.max_cost is not None else 0.0
+        if est is None: budget.unpriced.add(self.model)
+        if (why := (f"llm_limit={self.limit} reached" if self.limit is not None and self.n_sent >= self.limit else None)
+                   or budget.refusal(est)):
+            self.errors[key] = f"not sent: {why}"; self.bar.update(1); return
+        self.n_sent += 1
+        async with sem:
+            while True:
+                m = self.mode
+                p = {**self.params, **self.conn, **self.extra}
+                if schema is not None: p["response_format"] = _response_format(schema, m)
+                if p.get("response_format") is None: p.pop("response_format", None)
+                try:
+                    text, usage, lat = await _call(self.model, _with_schema_instruction(self.msgs[i], schema) if schema is not None
+                                                   and m == "prompt" else self.msgs[i], p, self.retries, self.backoff, self.timeout)
+                    budget.settle(est, usage)
+                    if usage.get("cost") is None: budget.unpriced.add(self.model)
+                    self.used_mode[key] = m
+                    self.cache.put(dict(key=key, model=self.model, messages=self.msgs[i], params=self.params, text=text, usage=usage,
+                                        mode=m, latency=round(lat, 4), created=time.strftime("%Y-%m-%dT%H:%M:%S")))
+                except Exception as e:
+                    if schema is not None and _rejected_format(e) and m != "prompt":
+                        if self.mode == m: self.mode = OUTPUT_MODES[OUTPUT_MODES.index(m) + 1]  # the server refused m
+                        continue
+                    budget.settle(est, {})
+                    self.errors[key] = redact(f"{type(e).__name__}: {e}")[:500]
+                break
+        self.bar.update(1)
+
+    async def send_all(self, todo, concurrency:int):
+        "Send the (key, index) pairs of todo, at most `concurrency` at once."
+        sem = asyncio.Semaphore(max(1, concurrency))
+        await asyncio.gather(*(self.send(k, i, sem) for k, i in todo))
+
+# %% ../nbs/00_llm.ipynb #2e3b36e2
 def complete_many(prompts:list, # strings or lists of chat messages
                   model:str=DEFAULT_MODEL, # litellm model string
                   schema=None, # pydantic model class or JSON schema: structured output + validation
@@ -586,13 +656,9 @@ def complete_many(prompts:list, # strings or lists of chat messages
     budget = budget if budget is not None else Budget()
     if "mock_response" not in kwargs: check_model(model, need_key=not budget.dry_run and api_base is None)
     cache = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
-    conn = {k: kwargs.pop(k) for k in _CONN if k in kwargs} | ({"api_base": api_base} if api_base else {})
-    if not model.startswith("local/") and model.split("/", 1)[0] not in {p["provider"] for p in litellm.custom_provider_map}:
-        conn |= {"max_retries": 0, "num_retries": 0}  # retries happen in `_call` only
-    extra = {"mock_response": kwargs.pop("mock_response")} if "mock_response" in kwargs else {}
-    params = dict(temperature=temperature, max_tokens=max_tokens, seed=seed, **reasoning_params(model, reasoning_budget), **kwargs)
-    mode = [output or output_mode(model)]
-    if mode[0] not in OUTPUT_MODES: raise ValueError(f"output must be one of {OUTPUT_MODES} or None, got {output!r}")
+    conn, extra, params = _request_parts(model, api_base, temperature, max_tokens, seed, reasoning_budget, kwargs)
+    mode = output or output_mode(model)
+    if mode not in OUTPUT_MODES: raise ValueError(f"output must be one of {OUTPUT_MODES} or None, got {output!r}")
     if schema is not None: params["response_format"] = _response_format(schema)  # the key: schema, not mode
     msgs = [_messages(p, system) for p in prompts]
     keys = [request_key(model, m, params, schema) for m in msgs]
@@ -600,47 +666,13 @@ def complete_many(prompts:list, # strings or lists of chat messages
                   key=lambda ki: json.dumps(msgs[ki[1]]))  # shared prefixes back to back
     if budget.dry_run and todo:
         budget.plan.append(_plan_row(model, [msgs[i] for _, i in todo], len(prompts), len(set(keys)) - len(todo), max_tokens))
-    errors, used_mode = {}, {}
     bar = tqdm(total=len(todo), desc=f"LLM {model}", disable=not progress or not todo or budget.dry_run)
 
-    async def one(key, i, sem):
-        est = _estimate(model, msgs[i], max_tokens)[1] if budget.max_cost is not None else 0.0
-        if est is None: budget.unpriced.add(model)
-        if (why := (f"llm_limit={limit} reached" if limit is not None and n_sent[0] >= limit else None)
-                   or budget.refusal(est)):
-            errors[key] = f"not sent: {why}"; bar.update(1); return
-        n_sent[0] += 1
-        async with sem:
-            while True:
-                m = mode[0]
-                p = {**params, **conn, **extra}
-                if schema is not None: p["response_format"] = _response_format(schema, m)
-                if p.get("response_format") is None: p.pop("response_format", None)
-                try:
-                    text, usage, lat = await _call(model, _with_schema_instruction(msgs[i], schema) if schema is not None
-                                                   and m == "prompt" else msgs[i], p, retries, backoff, timeout)
-                    budget.settle(est, usage)
-                    if usage.get("cost") is None: budget.unpriced.add(model)
-                    used_mode[key] = m
-                    cache.put(dict(key=key, model=model, messages=msgs[i], params=params, text=text, usage=usage, mode=m,
-                                   latency=round(lat, 4), created=time.strftime("%Y-%m-%dT%H:%M:%S")))
-                except Exception as e:
-                    if schema is not None and _rejected_format(e) and m != "prompt":
-                        if mode[0] == m: mode[0] = OUTPUT_MODES[OUTPUT_MODES.index(m) + 1]  # the server refused m
-                        continue
-                    budget.settle(est, {})
-                    errors[key] = redact(f"{type(e).__name__}: {e}")[:500]
-                break
-        bar.update(1)
-
-    async def main():
-        sem = asyncio.Semaphore(max(1, concurrency))
-        await asyncio.gather(*(one(k, i, sem) for k, i in todo))
-    n_sent = [0]
-    if budget.dry_run: errors.update({k: "not sent: dry run" for k, _ in todo})
-    elif todo: _run(main())
+    batch = _Batch(model, msgs, params, conn, extra, schema, mode, cache, budget, limit, retries, backoff, timeout, bar)
+    if budget.dry_run: batch.errors.update({k: "not sent: dry run" for k, _ in todo})
+    elif todo: _run(batch.send_all(todo, concurrency))
     bar.close()
-    return _collect(keys, cache, errors, used_mode, schema, model, budget)
+    return _collect(keys, cache, batch.errors, batch.used_mode, schema, model, budget)
 
 # %% ../nbs/00_llm.ipynb #963c0439
 def _collect(keys, cache, errors, used_mode, schema, model, budget) -> list[LLMResult]:

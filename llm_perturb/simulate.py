@@ -221,6 +221,48 @@ def _assemble_perturbseq(rng, obs_p, var, delta, n_cells, n_control_cells, noise
     uns = dict(uns, perturbations=obs_p, true_delta=delta.astype(np.float32))
     return ad.AnnData(X, obs=obs, var=var, layers=layers, uns=uns)
 
+# %% ../nbs/03_simulate.ipynb #ed7a40fe
+def _perturbseq_sources(genes, complex_source, pathway_source, min_pathway_size, max_pathway_size):
+    "Complexes, size-filtered pathways, the genes in any pathway and the knock-out candidates (in both sources)."
+    complexes, pathways = _complex_sets(complex_source), _gene_sets(pathway_source, min_pathway_size, max_pathway_size)
+    in_pathways = {g for v in pathways.values() for g in v}
+    candidates = {g for v in complexes.values() for g in v} & in_pathways
+    if genes is not None:
+        given = set(genes)
+        candidates &= given
+        if not candidates:
+            raise ValueError("none of the given genes is in both the complex and the pathway sources; pass "
+                             "HGNC symbols (map aliases first) or use genes=None")
+    return complexes, pathways, in_pathways, candidates
+
+
+def _perturbseq_delta(rng, h: dict, perts: list, readout: list, p: dict):
+    "Knockout × read-out deltas through complexes, pathways and programmes (p: simulate_perturbseq's arguments), and the efficiencies."
+    G = len(readout)
+    W_C = _loadings(rng, rng.random((len(h["complexes"]), G)) < p["complex_density"], p["complex_sd"])
+    W_K = _loadings(rng, _incidence(h["pathways"], readout) & (rng.random((len(h["pathways"]), G)) < p["pathway_member_frac"]), p["pathway_sd"])
+    W_M = _loadings(rng, rng.random((p["n_programmes"], G)) < p["programme_density"], p["programme_sd"])
+    eff = rng.uniform(p["min_efficiency"], 1.0, len(perts))
+    delta = np.zeros((len(perts), G))
+    for R, W in ((h["R_C"], W_C), (h["R_K"], W_K), (h["R_M"], W_M)):  # three levels of the hierarchy
+        a = p["gain"] * rng.lognormal(0, 0.5, W.shape[0])
+        delta += (R * _response(eff[:, None], a[None, :], p["response"])) @ W
+    col = {g: i for i, g in enumerate(readout)}
+    delta[np.arange(len(perts)), [col[g] for g in perts]] += p["knockdown"] * eff
+    delta += rng.normal(0, p["gene_noise_sd"], delta.shape)
+    return delta, eff
+
+
+def _perturbseq_tables(h: dict, perts: list, eff, readout: list, log_mu):
+    "Per-knockout obs (efficiency, complexes, counts of reached nodes) and per-gene var of a simulation."
+    cx_names = np.array(list(h["complexes"]), dtype=object)
+    obs_p = pd.DataFrame(dict(
+        perturbation=perts, cell_line="simulated", efficiency=eff,
+        complexes=[";".join(cx_names[r]) for r in h["R_C"]],
+        n_complexes=h["R_C"].sum(1), n_pathways=h["R_K"].sum(1), n_programmes=h["R_M"].sum(1)), index=perts)
+    var = pd.DataFrame(dict(log_mean=log_mu, is_perturbed=np.isin(readout, perts)), index=pd.Index(readout, name="gene"))
+    return obs_p, var
+
 # %% ../nbs/03_simulate.ipynb #496510bc
 def simulate_perturbseq(
     genes=None,  # candidate genes to knock out, at most n_perturbations used (default: all genes in both sources)
@@ -257,17 +299,11 @@ def simulate_perturbseq(
     "Simulated Perturb-seq knockouts of real genes through CORUM complexes, pathways and expression programmes."
     if n_cells < 2 or n_control_cells < 2:
         raise ValueError("n_cells and n_control_cells must be at least 2 (cells are split into two replicates)")
+    args = {k: v for k, v in locals().items() if k != "genes"}  # the arguments, in signature order, for uns["params"]
     rng = np.random.default_rng(seed)
-    complexes, pathways = _complex_sets(complex_source), _gene_sets(pathway_source, min_pathway_size, max_pathway_size)
-    in_pathways = {g for v in pathways.values() for g in v}
-    candidates = {g for v in complexes.values() for g in v} & in_pathways
-    if genes is not None:
-        given = set(genes)
-        candidates &= given
-        if not candidates:
-            raise ValueError("none of the given genes is in both the complex and the pathway sources; pass "
-                             "HGNC symbols (map aliases first) or use genes=None")
-        n_perturbations = min(n_perturbations, len(candidates))
+    complexes, pathways, in_pathways, candidates = _perturbseq_sources(genes, complex_source, pathway_source,
+                                                                       min_pathway_size, max_pathway_size)
+    if genes is not None: n_perturbations = min(n_perturbations, len(candidates))
     perts = _pick_perturbations(rng, candidates, complexes, n_perturbations, max_complex_size)
     if n_genes < len(perts) or n_genes > len(in_pathways):
         raise ValueError(f"n_genes={n_genes} must lie between n_perturbations ({len(perts)}) and the "
@@ -276,33 +312,11 @@ def simulate_perturbseq(
     readout = sorted([*perts, *rng.choice(others, n_genes - len(perts), replace=False).tolist()])
     h = _hierarchy(rng, perts, complexes, pathways, n_programmes, programmes_per_pathway, complex_in_pathway)
     G = len(readout)
-    W_C = _loadings(rng, rng.random((len(h["complexes"]), G)) < complex_density, complex_sd)
-    W_K = _loadings(rng, _incidence(h["pathways"], readout) & (rng.random((len(h["pathways"]), G)) < pathway_member_frac), pathway_sd)
-    W_M = _loadings(rng, rng.random((n_programmes, G)) < programme_density, programme_sd)
-    eff = rng.uniform(min_efficiency, 1.0, len(perts))
-    delta = np.zeros((len(perts), G))
-    for R, W in ((h["R_C"], W_C), (h["R_K"], W_K), (h["R_M"], W_M)):  # three levels of the hierarchy
-        a = gain * rng.lognormal(0, 0.5, W.shape[0])
-        delta += (R * _response(eff[:, None], a[None, :], response)) @ W
-    col = {g: i for i, g in enumerate(readout)}
-    delta[np.arange(len(perts)), [col[p] for p in perts]] += knockdown * eff
-    delta += rng.normal(0, gene_noise_sd, delta.shape)
+    delta, eff = _perturbseq_delta(rng, h, perts, readout, args)
     log_mu = rng.normal(mean_log_count, sd_log_count, G)
-    params = _clean_params(dict(n_perturbations=len(perts), n_genes=G, n_cells=n_cells,
-        n_control_cells=n_control_cells, complex_source=complex_source, pathway_source=pathway_source,
-        n_programmes=n_programmes, programmes_per_pathway=programmes_per_pathway, min_pathway_size=min_pathway_size,
-        max_pathway_size=max_pathway_size, max_complex_size=max_complex_size, complex_in_pathway=complex_in_pathway,
-        complex_density=complex_density, complex_sd=complex_sd, pathway_member_frac=pathway_member_frac,
-        pathway_sd=pathway_sd, programme_density=programme_density, programme_sd=programme_sd, gain=gain,
-        response=response, min_efficiency=min_efficiency, knockdown=knockdown, gene_noise_sd=gene_noise_sd,
-        mean_log_count=mean_log_count, sd_log_count=sd_log_count, noise=noise, cell_sd=cell_sd,
-        pseudobulk=pseudobulk, seed=seed, n_genes_given=None if genes is None else len(set(genes))))
-    cx_names = np.array(list(h["complexes"]), dtype=object)
-    obs_p = pd.DataFrame(dict(
-        perturbation=perts, cell_line="simulated", efficiency=eff,
-        complexes=[";".join(cx_names[r]) for r in h["R_C"]],
-        n_complexes=h["R_C"].sum(1), n_pathways=h["R_K"].sum(1), n_programmes=h["R_M"].sum(1)), index=perts)
-    var = pd.DataFrame(dict(log_mean=log_mu, is_perturbed=np.isin(readout, perts)), index=pd.Index(readout, name="gene"))
+    params = _clean_params({**args, "n_perturbations": len(perts), "n_genes": G,
+                            "n_genes_given": None if genes is None else len(set(genes))})
+    obs_p, var = _perturbseq_tables(h, perts, eff, readout, log_mu)
     uns = dict(simulated=True, model="KG paper §3 hierarchical causal model (genes → complexes → pathways → programmes)",
                params=params, latent=_latent_tables(h))
     return _assemble_perturbseq(rng, obs_p, var, delta, n_cells, n_control_cells, noise, cell_sd, pseudobulk, uns)
@@ -397,7 +411,7 @@ def _pick_drugs(rng, table: pd.DataFrame, drugs, n_drugs: int, drugs_per_moa: in
         raise ValueError(f"only {len(out)} drugs with usable targets share an MoA; lower n_drugs")
     return out.sort_values("drug").reset_index(drop=True)
 
-# %% ../nbs/03_simulate.ipynb #0d627aa2
+# %% ../nbs/03_simulate.ipynb #31ff34d9
 def _line_names(cell_lines) -> list[str]:
     "Cell-line names: sim_line_1..n for an int, else the given names."
     names = [f"sim_line_{i + 1}" for i in range(cell_lines)] if isinstance(cell_lines, (int, np.integer)) else [str(c) for c in cell_lines]
@@ -411,6 +425,47 @@ def _correlated(rng, shape, rho: float) -> np.ndarray:
     return np.sqrt(rho) * rng.normal(size=shape[1:])[None] + np.sqrt(1 - rho) * rng.normal(size=shape)
 
 
+def _usable_drugs(table: pd.DataFrame, universe: list, max_targets: int) -> pd.DataFrame:
+    "Drugs with at least one target in the gene universe (targets cut to it) and at most max_targets annotated."
+    in_universe = set(universe)
+    table = table.assign(targets=[sorted(set(t) & in_universe) for t in table["targets"]],
+                         n_annotated=[len(set(t)) for t in table["targets"]])
+    return table[(table["targets"].str.len() > 0) & (table["n_annotated"] <= max_targets)]
+
+
+def _drug_deltas(rng, W, A_dk, act, generic, potency, direction, gain, line_loading_sd, generic_sd, noise_sd) -> np.ndarray:
+    "Cell line × drug × gene deltas, one matrix product per line with line-jittered weights."
+    (L, D, G) = (len(act), len(potency), W.shape[1])
+    X = np.empty((L, D, G), np.float32)
+    for c in range(L):  # one matrix product per cell line
+        Wc = W * (1 + line_loading_sd * rng.normal(size=W.shape))
+        X[c] = direction[:, None] * (np.tanh(gain * potency[:, None] * A_dk * act[c]) @ Wc) \
+            + generic_sd * potency[:, None] * generic[c] + rng.normal(0, noise_sd, (D, G))
+    return X
+
+
+def _drug_obs(chosen: pd.DataFrame, lines: list, direction, potency) -> pd.DataFrame:
+    "obs of the drug × cell-line rows, cell line by cell line, indexed 'drug|line'."
+    L, D = len(lines), len(chosen)
+    obs = pd.DataFrame(dict(perturbation=np.tile(chosen["drug"], L), cell_line=np.repeat(lines, D),
+                            moa=np.tile(chosen["moa"], L), targets=np.tile(chosen["targets"].str.join(";"), L),
+                            direction=np.tile(direction, L), potency=np.tile(potency, L)))
+    obs.index = obs["perturbation"] + "|" + obs["cell_line"]
+    return obs
+
+
+def _drug_latent(chosen: pd.DataFrame, kx: dict, A_dk, lines: list, act) -> dict[str, pd.DataFrame]:
+    "The drug-simulation structure as tidy tables: drug targets, pathways, drug → pathway weights, line activity."
+    K, L = len(kx), len(lines)
+    d_i, k_i = np.nonzero(A_dk)
+    return dict(drug_targets=_long(dict(zip(chosen["drug"], chosen["targets"])), "drug", "target"),
+                pathways=_long(kx, "pathway"),
+                drug_pathway=pd.DataFrame(dict(drug=chosen["drug"].to_numpy()[d_i], pathway=np.array(list(kx))[k_i],
+                                               weight=A_dk[d_i, k_i])),
+                cell_line_activity=pd.DataFrame(dict(cell_line=np.repeat(lines, K), pathway=np.tile(list(kx), L),
+                                                     activity=act.ravel())))
+
+# %% ../nbs/03_simulate.ipynb #0d627aa2
 def simulate_drug_responses(
     drugs=None,  # drug names to simulate (Repurposing Hub pert_iname / MoA Box sample id); None: draw n_drugs
     cell_lines=8,  # number of simulated cell lines, or their names
@@ -440,11 +495,7 @@ def simulate_drug_responses(
     lines = _line_names(cell_lines)
     pathways = _gene_sets(pathway_source, min_pathway_size, max_pathway_size)
     universe = sorted({g for v in pathways.values() for g in v})
-    table = _drug_table(target_source)
-    in_universe = set(universe)
-    table = table.assign(targets=[sorted(set(t) & in_universe) for t in table["targets"]],
-                         n_annotated=[len(set(t)) for t in table["targets"]])
-    table = table[(table["targets"].str.len() > 0) & (table["n_annotated"] <= max_targets)]
+    table = _usable_drugs(_drug_table(target_source), universe, max_targets)
     chosen = _pick_drugs(rng, table, drugs, n_drugs, drugs_per_moa, missing)
     if not 1 <= n_genes <= len(universe):
         raise ValueError(f"n_genes={n_genes} must lie between 1 and the {len(universe)} genes of the pathway library")
@@ -462,22 +513,9 @@ def simulate_drug_responses(
     generic = _correlated(rng, (L, G), shared_activity)  # generic stress response per line
     potency = rng.lognormal(0, potency_sd, D)
     direction = np.where(chosen["moa"].str.contains(_ACTIVATING), 1.0, -1.0)
-    X = np.empty((L, D, G), np.float32)
-    for c in range(L):  # one matrix product per cell line
-        Wc = W * (1 + line_loading_sd * rng.normal(size=W.shape))
-        X[c] = direction[:, None] * (np.tanh(gain * potency[:, None] * A_dk * act[c]) @ Wc) \
-            + generic_sd * potency[:, None] * generic[c] + rng.normal(0, noise_sd, (D, G))
-    obs = pd.DataFrame(dict(perturbation=np.tile(chosen["drug"], L), cell_line=np.repeat(lines, D),
-                            moa=np.tile(chosen["moa"], L), targets=np.tile(chosen["targets"].str.join(";"), L),
-                            direction=np.tile(direction, L), potency=np.tile(potency, L)))
-    obs.index = obs["perturbation"] + "|" + obs["cell_line"]
-    d_i, k_i = np.nonzero(A_dk)
-    latent = dict(drug_targets=_long(dict(zip(chosen["drug"], chosen["targets"])), "drug", "target"),
-                  pathways=_long(kx, "pathway"),
-                  drug_pathway=pd.DataFrame(dict(drug=chosen["drug"].to_numpy()[d_i], pathway=np.array(list(kx))[k_i],
-                                                 weight=A_dk[d_i, k_i])),
-                  cell_line_activity=pd.DataFrame(dict(cell_line=np.repeat(lines, K), pathway=np.tile(list(kx), L),
-                                                       activity=act.ravel())))
+    X = _drug_deltas(rng, W, A_dk, act, generic, potency, direction, gain, line_loading_sd, generic_sd, noise_sd)
+    obs = _drug_obs(chosen, lines, direction, potency)
+    latent = _drug_latent(chosen, kx, A_dk, lines, act)
     params = _clean_params(dict(n_drugs=D, cell_lines=lines, n_genes=G, target_source=target_source,
         pathway_source=pathway_source, min_pathway_size=min_pathway_size, max_pathway_size=max_pathway_size,
         max_targets=max_targets, drugs_per_moa=drugs_per_moa, shared_activity=shared_activity, activity_sd=activity_sd,
