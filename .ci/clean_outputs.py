@@ -1,7 +1,7 @@
-"""Stored notebook outputs hold no machine paths (/root/, /home/..., /tmp/) and no library banners."""
+"""Stored notebook outputs hold no machine paths (/root/, /home/..., /tmp/, /work/, /check/) and no library banners."""
 import json, re, sys
 from pathlib import Path
-BAD = re.compile(r"(/root/|/home/\w+|/tmp/|/private/var/|Give Feedback / Get Help|IProgress not found|LiteLLM\.Info)")
+BAD = re.compile(r"(/root/|/home/\w+|/tmp/|/work/|/check/|/private/var/|Give Feedback / Get Help|IProgress not found|LiteLLM\.Info)")
 problems = []
 for nb in sorted(Path("nbs").glob("*.ipynb")):
     for i, c in enumerate(json.loads(nb.read_text())["cells"]):
