@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .kernel import RNAProfile, KERNEL_PARAMS
+from .similarity import RNAProfile, KERNEL_PARAMS
 from . import metrics as M
 from .params import OneOf, ListOf, NonNegInt
 
