@@ -119,64 +119,36 @@ def evaluate_perturbqa(cell_line:str, # a PerturbQA cell line
     return out, dict(test=te[['pert', 'gene', 'label']].reset_index(drop=True), train=tr, scores=scores, cv=cvs)
 
 # %% ../nbs/22_kg_neighbours.ipynb #c36ed57b
-def _weighted_auroc_rows(g:np.ndarray, s:np.ndarray, y:np.ndarray, W:np.ndarray) -> np.ndarray:
-    "Mean per-gene AUROC for each row of pair weights W (b × n): ties count one half, one-class genes skipped."
-    order = np.lexsort((s, g))
-    g, s, y, W = g[order], s[order], y[order], W[:, order]
-    tie = np.r_[True, (g[1:] != g[:-1]) | (s[1:] != s[:-1])]
-    bstart = np.flatnonzero(tie)  # tie blocks (same gene, same score)
-    gstart_b = np.flatnonzero(np.r_[True, g[bstart[1:]] != g[bstart[:-1]]])  # first block of each gene
-    neg_b = np.add.reduceat(W * (1 - y), bstart, axis=1)
-    pos_b = np.add.reduceat(W * y, bstart, axis=1)
-    cum = np.cumsum(neg_b, axis=1)
-    gene_of_b = np.cumsum(np.isin(np.arange(len(bstart)), gstart_b)) - 1
-    before_gene = (cum - neg_b)[:, gstart_b][:, gene_of_b]  # negatives of earlier genes
-    below = cum - neg_b - before_gene  # negatives of this gene scored strictly lower
-    num = np.add.reduceat(pos_b * (below + 0.5 * neg_b), gstart_b, axis=1)
-    npos, nneg = np.add.reduceat(pos_b, gstart_b, axis=1), np.add.reduceat(neg_b, gstart_b, axis=1)
-    ok = (npos > 0) & (nneg > 0)
-    auc = np.where(ok, num / np.where(ok, npos * nneg, 1), 0.0)
-    with np.errstate(invalid='ignore'): return auc.sum(1) / ok.sum(1)
-
 def perturbqa_bootstrap(pert, gene, labels, # the test pairs and their true labels
                         scores:Mapping[str, np.ndarray], # method -> score per pair (same pairs for every method)
                         n_boot:int=1000, # resamples of the test perturbations (with replacement)
-                        seed:int=0, level:float=0.95, chunk:int|None=None, # resamples per block (None: by the number of pairs)
+                        seed:int=0, level:float=0.95,
                        ) -> tuple[pd.DataFrame, dict]: # (per method: auroc, ci_low, ci_high, n_perts; method -> bootstrap draws)
-    "Percentile bootstrap intervals of PerturbQA's per-gene AUROC over perturbations; every method sees the same resamples."
-    if n_boot < 1: raise ValueError(f"n_boot={n_boot}; use a positive number of resamples (e.g. 1000)")
-    from llm_perturb.metrics import auroc_per_gene
-    pc, perts = pd.factorize(np.asarray(pert))
-    gc = pd.factorize(np.asarray(gene))[0]
-    y = np.asarray(labels, dtype=float)
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(len(perts), np.full(len(perts), 1 / len(perts)), size=n_boot).astype(float)  # b × perts
-    draws, rows, q = {}, [], ((1 - level) / 2, (1 + level) / 2)
-    chunk = chunk or max(1, 3_000_000 // max(len(y), 1))
-    for m, s in scores.items():
-        s = np.asarray(s, dtype=float)
-        draws[m] = np.concatenate([_weighted_auroc_rows(gc, s, y, counts[i:i + chunk][:, pc]) for i in range(0, n_boot, chunk)])
-        ok_ = draws[m][np.isfinite(draws[m])]  # a resample where no gene keeps both classes has no AUROC
-        lo, hi = np.quantile(ok_, q) if len(ok_) else (np.nan, np.nan)
-        rows.append(dict(method=m, auroc=auroc_per_gene(pc, gc, s, y), ci_low=lo, ci_high=hi, n_perts=len(perts)))
+    "Percentile intervals of PerturbQA's per-gene AUROC over resampled test perturbations; every method sees the same resamples."
+    from llm_perturb.metrics import auroc_per_gene, auroc_per_gene_bootstrap, bootstrap_interval
+    names = list(scores)
+    S = np.vstack([np.asarray(scores[m], dtype=float) for m in names])
+    B = auroc_per_gene_bootstrap(pert, gene, S, labels, n_boot=n_boot, seed=seed)  # n_boot × methods, paired
+    draws = {m: B[:, i] for i, m in enumerate(names)}
+    n_perts = pd.unique(np.asarray(pert)).size
+    rows = [dict(method=m, auroc=auroc_per_gene(pert, gene, S[i], labels),
+                 **dict(zip(("ci_low", "ci_high"), bootstrap_interval(draws[m], level))), n_perts=n_perts)
+            for i, m in enumerate(names)]
     return pd.DataFrame(rows), draws
 
 def paired_auroc_test(draws:Mapping[str, np.ndarray], # from perturbqa_bootstrap (same resamples for every method)
                      point:Mapping[str, float], # method -> AUROC on the full test set
                      pairs:Sequence[tuple[str, str]], # (a, b): test a − b
                      level:float=0.95,
-                    ) -> pd.DataFrame: # a, b, diff, ci_low, ci_high, p (two-sided), n_boot
-    "Paired bootstrap test of AUROC differences: the same resampled perturbations for both methods."
+                    ) -> pd.DataFrame: # a, b, diff (full test set), ci_low, ci_high, p (two-sided), n_boot
+    "Paired bootstrap test of AUROC differences (`metrics.paired_bootstrap`): the same resampled perturbations for both methods."
+    from llm_perturb.metrics import paired_bootstrap
     rows = []
     for a, b in pairs:
-        d = draws[a] - draws[b]
-        d = d[np.isfinite(d)]
-        if not len(d):  # no resample scores both (too few perturbations or genes with both classes)
-            rows.append(dict(a=a, b=b, diff=point[a] - point[b], ci_low=np.nan, ci_high=np.nan, p=np.nan, n_boot=0)); continue
-        lo, hi = np.quantile(d, ((1 - level) / 2, (1 + level) / 2))
-        p = min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))
-        rows.append(dict(a=a, b=b, diff=point[a] - point[b], ci_low=lo, ci_high=hi, p=max(p, 1 / len(d)), n_boot=len(d)))
+        t = paired_bootstrap(draws[a], draws[b], level)
+        rows.append(dict(a=a, b=b, diff=point[a] - point[b], ci_low=t["ci_low"], ci_high=t["ci_high"], p=t["pvalue"], n_boot=t["n_boot"]))
     return pd.DataFrame(rows)
+
 
 # %% ../nbs/22_kg_neighbours.ipynb #15cf182d
 def transfer_params(cv_tables:Mapping[str, pd.DataFrame], # cell line -> perturbqa_cv table (one graph, one task)
@@ -311,20 +283,9 @@ def gene_context(genes:Sequence[str], # query genes
                  n_go:int=2, # GO-BP terms per gene
                  n_complexes:int=2, # CORUM complexes per gene
                 ) -> dict[str, str]:
-    "A one-line context per gene: a few GO-BP terms and CORUM complexes."
-    from llm_perturb.data import load_gene2go, load_go_terms, load_corum
-    go = load_gene2go('BP', drop_nd=True)
-    go = go[go.symbol.isin(set(genes))].drop_duplicates(['symbol', 'go_id'])
-    names = load_go_terms().set_index('go_id').term
-    go_t = go.assign(term=go.go_id.map(names)).dropna().groupby('symbol').term.agg(lambda t: list(t)[:n_go])
-    c = load_corum().explode('subunits')
-    c = c.assign(complex_name=c.complex_name.str.replace(r'\s*\(.*?\)', '', regex=True).str.strip())  # drop subunit lists
-    cx = c[c.subunits.isin(set(genes))].groupby('subunits').complex_name.agg(lambda t: list(dict.fromkeys(t))[:n_complexes])
-    out = {}
-    for g in genes:
-        parts = ([f"GO: {'; '.join(go_t[g])}"] if g in go_t else []) + ([f"complexes: {'; '.join(cx[g])}"] if g in cx else [])
-        out[g] = ' | '.join(parts)
-    return out
+    "A one-line context per gene: a few GO-BP terms and CORUM complexes (`graphs.gene_facts` without STRING partners)."
+    from llm_perturb.graphs import gene_facts
+    return gene_facts(genes, n_go=n_go, n_complexes=n_complexes)
 
 def edit_prompt(query:str, cell_line:str, neighbourhood:Sequence[str],
                 suggestions:Sequence[str]=(), # optional graph-ranked candidates shown as hints (additions are not limited to them)

@@ -487,7 +487,7 @@ def paired_bootstrap(a, # one method's resampled values (from the same resamples
     d = (a - b)[~(np.isnan(a) | np.isnan(b))]
     if not len(d): return dict(diff=float("nan"), ci_low=float("nan"), ci_high=float("nan"), pvalue=float("nan"), n_boot=0)
     lo, hi = bootstrap_interval(d, level)
-    p = 1.0 if not d.any() else min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))
+    p = 1.0 if not d.any() else min(1.0, max(2 * min((d <= 0).mean(), (d >= 0).mean()), 1 / len(d)))  # B resamples: p >= 1/B
     return dict(diff=float(d.mean()), ci_low=lo, ci_high=hi, pvalue=float(p), n_boot=len(d))
 
 
