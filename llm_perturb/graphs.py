@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_graphs.ipynb #e449b97f
 from __future__ import annotations
-import time
+import functools, time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -14,7 +14,8 @@ import scipy.sparse as sp
 
 # %% auto #0
 __all__ = ['GRAPH_SOURCES', 'KGraph', 'graph_from_edges', 'membership_graph', 'string_graph', 'go_graph', 'corum_graph',
-           'geneset_graph', 'union_graph', 'NeighbourhoodUnion', 'graphs_for', 'kg_similarity', 'kg_neighbours']
+           'geneset_graph', 'union_graph', 'NeighbourhoodUnion', 'graphs_for', 'kg_similarity', 'kg_neighbours',
+           'gene_facts']
 
 # %% ../nbs/06_graphs.ipynb #6667865e
 @dataclass
@@ -314,3 +315,37 @@ def kg_neighbours(graph:KGraph, # the knowledge graph
         out[q] = dict(zip(names[a:b].tolist(), w[a:b].tolist())) if weighted else names[a:b].tolist()
     if not return_info: return out
     return out, dict(n_missing=len(missing), missing=missing, sizes=np.array([len(v) for v in out.values()]))
+
+# %% ../nbs/06_graphs.ipynb #54b5df40
+@functools.lru_cache(maxsize=2)
+def _string_cached(min_score:int) -> KGraph: return string_graph(min_score)
+
+def gene_facts(genes:Sequence[str], # genes to describe (official symbols)
+               n_go:int=2, # GO biological-process terms per gene
+               n_complexes:int=2, # CORUM complexes per gene
+               partners_in:Sequence[str]|Mapping[str, Sequence[str]]|None=None, # a pool, or gene -> pool: name STRING partners in it
+               n_partners:int=5, # most STRING partners named, strongest first
+               min_score:int=700, # STRING score threshold of a partner
+              ) -> dict[str, str]:
+    "One line of retrieved facts per gene ('' if none): STRING partners inside a pool, GO-BP terms, CORUM complexes."
+    from llm_perturb.data import load_gene2go, load_go_terms, load_corum
+    genes = [str(g) for g in genes]
+    go = load_gene2go('BP', drop_nd=True)
+    go = go[go.symbol.isin(set(genes))].drop_duplicates(['symbol', 'go_id'])
+    names = load_go_terms().set_index('go_id').term
+    go_t = go.assign(term=go.go_id.map(names)).dropna().groupby('symbol').term.agg(lambda t: list(t)[:n_go])
+    c = load_corum().explode('subunits')
+    c = c.assign(complex_name=c.complex_name.str.replace(r'\s*\(.*?\)', '', regex=True).str.strip())  # drop subunit lists
+    cx = c[c.subunits.isin(set(genes))].groupby('subunits').complex_name.agg(lambda t: list(dict.fromkeys(t))[:n_complexes])
+    string = _string_cached(min_score) if partners_in is not None else None
+    out = {}
+    for g in genes:
+        parts = []
+        if string is not None:
+            pool = set(partners_in.get(g, ()) if isinstance(partners_in, Mapping) else partners_in) - {g}
+            top = [p for p in string.neighbours(g).index if p in pool][:n_partners]
+            if top: parts.append(f"STRING partners in the list: {', '.join(top)}")
+        parts += ([f"GO: {'; '.join(go_t[g])}"] if g in go_t else []) + ([f"complexes: {'; '.join(cx[g])}"] if g in cx else [])
+        out[g] = ' | '.join(parts)
+    return out
+

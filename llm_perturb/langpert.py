@@ -15,6 +15,7 @@ from .llm import DEFAULT_MODEL, json_values, parse_json, selection_schema
 from .data import data_path, normalize_symbols, symbol_map, perturbqa_cell_lines
 from .neighbours import neighbour_predict, label_matrix, rowwise_pearson
 from .select import plan_requests, request_usage, run_requests, unsent
+from .graphs import gene_facts
 
 # %% auto #0
 __all__ = ['LANGPERT_RULES', 'CANDIDATE_ORDERS', 'SYSTEM_PROMPT', 'LANGPERT_CONTEXTS', 'OTHER_CONTEXT', 'PROMPT_LAYOUTS',
@@ -34,7 +35,8 @@ def langpert_params():
             "k": ListOf(PosInt, min_len=1), "kg_k": PosInt, "max_candidates": PosInt | None | OneOf("auto"),
             "candidate_order": OneOf(*CANDIDATE_ORDERS), "prompt_layout": OneOf(*PROMPT_LAYOUTS),
             "max_tokens": PosInt | None, "n_test_llm": PosInt | None, "n_sim_perts": PosInt,
-            "n_sim_genes": PosInt, "n_boot": PosInt, "pseudobulk_file": NonEmptyStr | None}
+            "n_sim_genes": PosInt, "n_boot": PosInt, "pseudobulk_file": NonEmptyStr | None,
+            "grounding": bool}
 
 LANGPERT_RULES = [(lambda v: set(v["llm_train_sizes"]) <= set(v["train_sizes"]),
                    "llm_train_sizes must be a subset of train_sizes (the LLM is asked at sizes the sweep runs)"),
@@ -96,7 +98,9 @@ _BLOCKS = dict(
            'genes).\nShape of the answer: {{"reasoning": "Gene A works in pathway P, where it binds gene B ...", '
            '"kNN": ["MOST_SIMILAR", "SECOND", "THIRD"]}}\nBeing confident matters more than reaching exactly '
            "{k_min} to {k_max} genes. Give one JSON answer only.",
-    query="Query gene: {gene}")
+    query="Query gene: {gene}",
+    facts="Facts about {subject} looked up in STRING, GO and CORUM (possibly incomplete; weigh them with what you "
+          "know): {facts}")  # only with grounding (beyond the paper)
 PROMPT_LAYOUTS = {"prefix": ("context", "candidates", "criteria", "task", "answer", "query"),  # shared prefix, query last
                   "paper": ("task", "criteria", "context", "candidates", "answer")}  # the paper's order, query first
 PROMPT_CHECKLIST = {  # instruction of the paper's prompt -> words that carry it in ours
@@ -140,6 +144,7 @@ def langpert_prompt(gene:str, # the query gene (the unseen knockdown)
                     contexts:Mapping|None=None, # extra context texts {line: text}
                     check_gene:bool=True, # require a known gene symbol
                     layout:str="prefix", # 'prefix' (candidates first, query last) or 'paper' (query first)
+                    facts:str|None=None, # retrieved facts about the query (`graphs.gene_facts`); None: none (the paper)
                    ) -> str:
     "The LangPert selection prompt, its blocks in the order of `layout`."
     if layout not in PROMPT_LAYOUTS: raise ValueError(f"layout={layout!r}; use one of {list(PROMPT_LAYOUTS)}")
@@ -150,8 +155,10 @@ def langpert_prompt(gene:str, # the query gene (the unseen knockdown)
     if not 1 <= k_min <= k_max: raise ValueError(f"k_min={k_min}, k_max={k_max}; need 1 <= k_min <= k_max")
     subject = "the query gene" if layout == "prefix" else f"the gene {gene}"
     kw = dict(context=langpert_context(cell_line, contexts), candidates=", ".join(candidates), k_min=k_min, k_max=k_max,
-              gene=gene, subject=subject)
-    return "\n\n".join(_BLOCKS[b].format(**kw) for b in PROMPT_LAYOUTS[layout])
+              gene=gene, subject=subject, facts=facts or "none found")
+    blocks = list(PROMPT_LAYOUTS[layout])
+    if facts is not None: blocks.insert(blocks.index("query" if layout == "prefix" else "task") + 1, "facts")
+    return "\n\n".join(_BLOCKS[b].format(**kw) for b in blocks)
 
 
 # %% ../nbs/20_langpert.ipynb #e02ae570
@@ -228,6 +235,7 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
                        constrain:bool|None=None, # enum-constrained JSON schema (default: for local/ models)
                        reasoning_chars:int=80, # maxLength of the constrained reasoning
                        layout:str="prefix", # prompt layout: 'prefix' (query last) or 'paper' (query first)
+                       grounding:bool=False, # add retrieved facts about each query (`graphs.gene_facts`, STRING partners among its candidates)
                        **labels, # extra columns, e.g. task='sim', fold=0
                       ) -> pd.DataFrame:
     "One request row per query: labels, model, query, candidates (tuple), prompt, schema."
@@ -235,17 +243,20 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
     if check_genes: [check_gene_symbol(q) for q in queries]
     base = prepare_candidates(train, None, order, max_candidates, seed, prior)
     constrain = model.startswith("local/") if constrain is None else bool(constrain)
+    pools = {q: tuple(base) if q not in base else tuple(prepare_candidates(train, q, order, max_candidates, seed, prior))
+             for q in queries}
+    facts = gene_facts(queries, partners_in=pools) if grounding else {}
     rows = []
-    for q in queries:
-        cands = tuple(base) if q not in base else tuple(prepare_candidates(train, q, order, max_candidates, seed, prior))
+    for q, cands in pools.items():
         schema = None
         if constrain:
             schema = selection_schema(list(cands), k_min, k_max)
             schema["properties"]["reasoning"]["maxLength"] = reasoning_chars
         rows.append(dict(**labels, model=model, query=q, candidates=cands, k_min=k_min, k_max=k_max,
-                         prompt=langpert_prompt(q, cands, cell_line, k_min, k_max, contexts, check_gene=False, layout=layout),
-                         schema=schema, layout=layout))
-    return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt", "schema", "layout"])
+                         prompt=langpert_prompt(q, cands, cell_line, k_min, k_max, contexts, check_gene=False, layout=layout,
+                                                facts=facts.get(q) if grounding else None),
+                         schema=schema, layout=layout, grounded=grounding))
+    return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt", "schema", "layout", "grounded"])
 
 def _parse_row(result, row) -> dict:
     "The select-loop parser: the answer mapped onto the row's candidate pool."
