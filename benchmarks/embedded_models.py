@@ -6,7 +6,9 @@ runs/bench-embedded/cache/, so a rerun (or an interrupted run) costs only what i
 
     kernel   : L1000 A375, 3 compounds x 3 dose-replicates (45 pairs): AURecall, failure rate, distinct scores,
                global correlation with the Pearson baseline
-    langpert : PerturbQA K562, 15 test knockouts per task (DE and direction: 30 selections): per-gene AUROC
+    langpert : the whole LangPert notebook (simulated CV, PerturbQA K562, ranked lists), 15 test knockouts per task
+               (slow: for the PerturbQA comparison on the same 30 queries use benchmarks/grounding.py, which also
+               asks each model with and without retrieved facts)
     lgr      : Tahoe ranked lists, one cell line, unseen drugs, 30 queries: top-k precision
 
 Prints one table (task, method, metric, value per model; baselines once) and the ratio of each LLM method to the
