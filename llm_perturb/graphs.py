@@ -316,7 +316,7 @@ def kg_neighbours(graph:KGraph, # the knowledge graph
     if not return_info: return out
     return out, dict(n_missing=len(missing), missing=missing, sizes=np.array([len(v) for v in out.values()]))
 
-# %% ../nbs/06_graphs.ipynb #54b5df40
+# %% ../nbs/06_graphs.ipynb #ee851826
 @functools.lru_cache(maxsize=2)
 def _string_cached(min_score:int) -> KGraph: return string_graph(min_score)
 
