@@ -9,7 +9,7 @@ bootstrap interval over perturbations and a paired bootstrap test grounded − p
 
 Numbers of small local models on a subset: not the papers' results, and not comparable with a full-test-set number.
 
-    python benchmarks/grounding.py [--models local/smollm2-135m-instruct ...] [--lines k562 rpe1 hepg2] [--n-queries 10]
+    python benchmarks/grounding.py [--models local/smollm2-135m-instruct ...] [--lines k562 rpe1 hepg2] [--n-queries 10]   (the md: --lines k562 rpe1 --n-queries 30)
 """
 import argparse, time
 from pathlib import Path
