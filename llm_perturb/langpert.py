@@ -254,7 +254,7 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
             schema["properties"]["reasoning"]["maxLength"] = reasoning_chars
         rows.append(dict(**labels, model=model, query=q, candidates=cands, k_min=k_min, k_max=k_max,
                          prompt=langpert_prompt(q, cands, cell_line, k_min, k_max, contexts, check_gene=False, layout=layout,
-                                                facts=facts.get(q) if grounding else None),
+                                                facts=facts.get(q)),  # None without grounding
                          schema=schema, layout=layout, grounded=grounding))
     return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt", "schema", "layout", "grounded"])
 
