@@ -17,9 +17,9 @@ from .metrics import RESULT_COLUMNS
 __all__ = ['PAPER_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB', 'REPORT_TAGS', 'ReportError', 'read_table',
            'collect_runs', 'example_runs', 'default_paper_path', 'paper_numbers', 'is_full_test', 'task_matches',
            'is_oracle', 'exclusion', 'model_label', 'fmt_ci', 'published_groups', 'link', 'published_comparison',
-           'not_compared', 'parse_check', 'evaluate_check', 'findings', 'overview', 'results_table', 'figure_html',
-           'table_html', 'header_html', 'report_notebook_path', 'report_template', 'to_html', 'write_report',
-           'print_table', 'plan_table', 'print_plan']
+           'not_compared', 'best_published', 'parse_check', 'evaluate_check', 'findings', 'overview', 'results_table',
+           'figure_html', 'table_html', 'header_html', 'report_notebook_path', 'report_template', 'to_html',
+           'write_report', 'print_table', 'plan_table', 'print_plan']
 
 # %% ../nbs/99_report.ipynb #382d980d
 class ReportError(ValueError):
@@ -271,6 +271,26 @@ def not_compared(results:pd.DataFrame, paper:pd.DataFrame, links:pd.DataFrame|No
         base = "; ".join(f"{b.method}{' (oracle)' if is_oracle(b.method) else ''} {fmt_ci(b.value, b.ci_low, b.ci_high)}"
                          for b in same.itertuples()) or "no baseline on the same rows"
         rows.append({**_ours(r), "why not beside a published number": l.reason, "our baselines on the same rows [95% CI]": base})
+    return pd.DataFrame(rows)
+
+# %% ../nbs/99_report.ipynb #18d97c44
+def best_published(results:pd.DataFrame, paper:pd.DataFrame, links:pd.DataFrame|None=None) -> pd.DataFrame:
+    "Per number of ours that may stand beside a published table: the best published method of that table, and how many it beats."
+    links = link(results, paper) if links is None else links
+    num, rows = published_groups(paper).set_index("group"), []
+    for l in links[links.reason.eq("")].itertuples():
+        r, pub = results.loc[l.row], num.loc[[l.group]]
+        hib = _better(r["metric"])
+        if hib is None: continue  # no direction, no "best"
+        sign = 1 if hib else -1
+        best = pub.iloc[int(np.argmax(sign * pub.value.to_numpy()))]
+        tied = " = ".join(pub.method[pub.value == best.value])  # a tie names every method that holds the best value
+        edge = r["ci_low"] if hib else r["ci_high"]  # the interval's worst end
+        rows.append({**_ours(r), "published methods": len(pub), "best published": f"{tied} {best.value:.3f}",
+                     "ours − best": _vs(r["value"], best.value, r["metric"]),
+                     "point beats": int((sign * (r["value"] - pub.value) > 0).sum()),
+                     "interval clear of": int((sign * (edge - pub.value) > 0).sum()) if pd.notna(edge) else np.nan,
+                     "best published model": best.model, "source": best.source})
     return pd.DataFrame(rows)
 
 # %% ../nbs/99_report.ipynb #e198d2cd
