@@ -24,8 +24,8 @@ __all__ = ['EDIT_INSTRUCTIONS', 'EDIT_CHECKLIST', 'GRPO_RECIPE', 'QA_QUESTIONS',
            'transfer_params', 'evaluate_signatures', 'simulated_deltas', 'evaluate_continuous', 'edit_schema',
            'gene_context', 'edit_prompt', 'Edit', 'parse_edit', 'apply_edit', 'addition_pool',
            'llm_edit_neighbourhoods', 'RewardConfig', 'format_reward', 'validity_reward', 'pearson_reward',
-           'edit_reward', 'grpo_reward_fn', 'grpo_dataset', 'grpo_questions', 'grpo_train', 'qa_schema', 'qa_context',
-           'qa_prompt', 'qa_score', 'qa_sample', 'llm_perturbqa']
+           'edit_reward', 'grpo_reward_fn', 'grpo_dataset', 'grpo_questions', 'grpo_train', 'tiny_policy', 'qa_schema',
+           'qa_context', 'qa_prompt', 'qa_score', 'qa_sample', 'llm_perturbqa']
 
 # %% ../nbs/22_kg_neighbours.ipynb #d4e5f6a7
 def kg_params():
@@ -124,16 +124,18 @@ def perturbqa_bootstrap(pert, gene, labels, # the test pairs and their true labe
                         n_boot:int=1000, # resamples of the test perturbations (with replacement)
                         seed:int=0, level:float=0.95,
                        ) -> tuple[pd.DataFrame, dict]: # (per method: auroc, ci_low, ci_high, n_perts; method -> bootstrap draws)
-    "Percentile intervals of PerturbQA's per-gene AUROC over resampled test perturbations; every method sees the same resamples."
+    "Normal bootstrap intervals of PerturbQA's per-gene AUROC over resampled test perturbations; every method sees the same resamples."
     from llm_perturb.metrics import auroc_per_gene, auroc_per_gene_bootstrap, bootstrap_interval
     names = list(scores)
     S = np.vstack([np.asarray(scores[m], dtype=float) for m in names])
     B = auroc_per_gene_bootstrap(pert, gene, S, labels, n_boot=n_boot, seed=seed)  # n_boot × methods, paired
     draws = {m: B[:, i] for i, m in enumerate(names)}
     n_perts = pd.unique(np.asarray(pert)).size
-    rows = [dict(method=m, auroc=auroc_per_gene(pert, gene, S[i], labels),
-                 **dict(zip(("ci_low", "ci_high"), bootstrap_interval(draws[m], level))), n_perts=n_perts)
-            for i, m in enumerate(names)]
+    rows = []
+    for i, m in enumerate(names):  # estimate ± z·sd of the draws, clipped to [0, 1] (as metrics.auroc_per_gene_ci)
+        est = auroc_per_gene(pert, gene, S[i], labels)
+        lo, hi = bootstrap_interval(draws[m], level, est)
+        rows.append(dict(method=m, auroc=est, ci_low=max(0.0, lo), ci_high=min(1.0, hi), n_perts=n_perts))
     return pd.DataFrame(rows), draws
 
 def paired_auroc_test(draws:Mapping[str, np.ndarray], # from perturbqa_bootstrap (same resamples for every method)
@@ -488,6 +490,7 @@ def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (+ cell_lin
                output_dir:str='runs/grpo_kg_edit',
                max_steps:int=GRPO_RECIPE['max_steps'], # 1500 (the paper); 750 for the transfer run
                num_generations:int=8, learning_rate:float=1e-6, max_completion_length:int=1024,
+               quiet:bool=False, # no progress bar and no printed log (the log stays in trainer.state.log_history)
                **config_kw, # more GRPOConfig fields (bf16, use_vllm, ...)
               ):
     "Train the neighbourhood editor with TRL's GRPOTrainer (lazy imports; needs torch, trl, transformers, datasets)."
@@ -514,8 +517,33 @@ def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (+ cell_lin
     cols = [c for c in ('prompt', 'query', 'kg_set', 'cell_line') if c in dataset]
     trainer = GRPOTrainer(model=model, reward_funcs=[reward_fn], args=cfg, processing_class=tokenizer,
                           train_dataset=Dataset.from_pandas(dataset[cols], preserve_index=False))
+    if quiet:
+        from transformers.trainer_callback import PrinterCallback, ProgressCallback
+        for cb in (PrinterCallback, ProgressCallback): trainer.remove_callback(cb)
     trainer.train()
     return trainer
+
+# %% ../nbs/22_kg_neighbours.ipynb #b57fd46d
+def tiny_policy(folder, # where to write the model (a Hugging Face folder: config, weights, tokenizer)
+                hidden:int=32, layers:int=2, seed:int=0,
+               ) -> Path:
+    "A randomly initialised tiny Llama with the embedded SmolLM2's tokenizer: a CPU stand-in policy for GRPO smoke tests."
+    try:
+        import torch
+        from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+    except ImportError as e:
+        raise ImportError(f"the tiny policy needs the optional RL extra ({e.name} is missing): pip install 'llm_perturb[rl]'") from None
+    from pathlib import Path
+    from llm_perturb.llm import embedded_model_path
+    g = embedded_model_path('smollm2-135m-instruct')
+    tok = AutoTokenizer.from_pretrained(g.parent, gguf_file=g.name)  # SmolLM2's vocabulary and chat template
+    torch.manual_seed(seed)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
+                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    LlamaForCausalLM(cfg).save_pretrained(folder); tok.save_pretrained(folder)
+    return folder
 
 # %% ../nbs/22_kg_neighbours.ipynb #02661ac0
 QA_QUESTIONS = {
