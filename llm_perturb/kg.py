@@ -467,11 +467,12 @@ def grpo_dataset(train_deltas:pd.DataFrame, # training perturbations × genes (q
                  graph, # the graph (KGraph or NeighbourhoodUnion) giving each query's KG set among the other training perturbations
                  cell_line:str, k:int=20, seed:int=0, context:Mapping|None=None,
                 ) -> pd.DataFrame: # columns prompt, query, kg_set, cell_line
-    "One editing prompt per training perturbation (leave-one-out KG sets), for GRPO."
+    "One editing prompt per training perturbation (leave-one-out KG sets), for GRPO, as a chat turn."
     perts = list(train_deltas.index)
     sets = kg_neighbours(graph, perts, perts, k=k, seed=seed)  # the query itself is never its own neighbour
-    return pd.DataFrame([dict(prompt=edit_prompt(q, cell_line, sets[q], context=(context or {}).get(q, '')), query=q,
-                              kg_set=sets[q], cell_line=cell_line) for q in perts])
+    # conversational: TRL applies the policy's chat template, as the LLM layer does when the editor is asked
+    return pd.DataFrame([dict(prompt=[{'role': 'user', 'content': edit_prompt(q, cell_line, sets[q], context=(context or {}).get(q, ''))}],
+                              query=q, kg_set=sets[q], cell_line=cell_line) for q in perts])
 
 def grpo_questions(lines:Mapping[str, tuple], # cell line -> (train_deltas, graph)
                    holdout:str|None=None, # a line left out (the §6.2 transfer run: 'k562')
@@ -526,8 +527,10 @@ def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (+ cell_lin
 # %% ../nbs/22_kg_neighbours.ipynb #b57fd46d
 def tiny_policy(folder, # where to write the model (a Hugging Face folder: config, weights, tokenizer)
                 hidden:int=32, layers:int=2, seed:int=0,
+                warm:tuple|None=None, # (chat messages, answer): a few supervised steps towards that answer first
+                warm_steps:int=30, warm_lr:float=1e-2,
                ) -> Path:
-    "A randomly initialised tiny Llama with the embedded SmolLM2's tokenizer: a CPU stand-in policy for GRPO smoke tests."
+    "A tiny random Llama with the embedded SmolLM2's tokenizer, optionally warm-started: a CPU stand-in policy for GRPO smoke tests."
     try:
         import torch
         from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
@@ -541,8 +544,17 @@ def tiny_policy(folder, # where to write the model (a Hugging Face folder: confi
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
                       num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
                       bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    model = LlamaForCausalLM(cfg)
+    if warm is not None:  # teacher forcing on the answer tokens only, so that sampled answers are sometimes in format
+        msgs, answer = warm
+        head = tok.apply_chat_template(list(msgs), tokenize=False, add_generation_prompt=True)
+        ids = tok(head + answer + tok.eos_token, return_tensors='pt').input_ids
+        labels = ids.clone(); labels[:, :len(tok(head).input_ids)] = -100
+        opt = torch.optim.AdamW(model.parameters(), lr=warm_lr)
+        for _ in range(warm_steps):
+            model(input_ids=ids, labels=labels).loss.backward(); opt.step(); opt.zero_grad()
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
-    LlamaForCausalLM(cfg).save_pretrained(folder); tok.save_pretrained(folder)
+    model.save_pretrained(folder); tok.save_pretrained(folder)
     return folder
 
 # %% ../nbs/22_kg_neighbours.ipynb #02661ac0
