@@ -501,8 +501,8 @@ def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (+ cell_lin
         from datasets import Dataset
         from trl import GRPOConfig, GRPOTrainer
     except ImportError as e:
-        raise ImportError(f"GRPO training needs packages that are not project dependencies ({e.name} is missing): "
-                          "pip install torch trl transformers datasets") from None
+        raise ImportError(f"GRPO training needs the optional RL extra ({e.name} is missing): pip install 'llm_perturb[rl]' "
+                          "(torch, trl, transformers, datasets)") from None
     if model.endswith('.gguf'):  # e.g. embedded_model_path(...): transformers dequantises it to float32 (needs `gguf`)
         from pathlib import Path
         from transformers import AutoModelForCausalLM, AutoTokenizer
