@@ -134,8 +134,8 @@ def perturbqa_bootstrap(pert, gene, labels, # the test pairs and their true labe
     rows = []
     for i, m in enumerate(names):  # estimate ± z·sd of the draws, clipped to [0, 1] (as metrics.auroc_per_gene_ci)
         est = auroc_per_gene(pert, gene, S[i], labels)
-        lo, hi = bootstrap_interval(draws[m], level, est)
-        rows.append(dict(method=m, auroc=est, ci_low=max(0.0, lo), ci_high=min(1.0, hi), n_perts=n_perts))
+        lo, hi = bootstrap_interval(draws[m], level, est, (0, 1))
+        rows.append(dict(method=m, auroc=est, ci_low=lo, ci_high=hi, n_perts=n_perts))
     return pd.DataFrame(rows), draws
 
 def paired_auroc_test(draws:Mapping[str, np.ndarray], # from perturbqa_bootstrap (same resamples for every method)

@@ -516,8 +516,8 @@ def auroc_table(pert, gene, labels, # the test pairs and their true labels
     rows = {}
     for j, m in enumerate(names):
         est = auroc_per_gene(pert, gene, S[j], y)
-        lo, hi = bootstrap_interval(boot[:, j], level, est)  # normal interval (see metrics.auroc_per_gene_ci)
-        rows[m] = dict(auroc=est, ci_low=max(0.0, lo), ci_high=min(1.0, hi),
+        lo, hi = bootstrap_interval(boot[:, j], level, est, (0, 1))  # normal interval (see metrics.auroc_per_gene_ci)
+        rows[m] = dict(auroc=est, ci_low=lo, ci_high=hi,
                        fallback_rate=(fallback or {}).get(m, np.nan), n_perts=len(set(pert)), n_genes=n_genes)
     col = {m: j for j, m in enumerate(names)}
     tests = {f"{a}_vs_{b}": paired_bootstrap(boot[:, col[a]], boot[:, col[b]], level) for a, b in pairs}

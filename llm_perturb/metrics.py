@@ -460,6 +460,7 @@ def auroc_per_gene_bootstrap(
 # %% ../nbs/02_metrics.ipynb #3f24de61
 def bootstrap_interval(samples, level:float=0.95,
                        estimate:float|None=None, # given: the normal interval estimate ± z·sd(samples)
+                       bounds:tuple|None=None, # (low, high): clip the interval to these, e.g. (0, 1) for an AUROC
                       ) -> tuple[float, float]:
     "Percentile interval of bootstrap samples (NaN samples ignored), or the normal interval around `estimate`."
     a = np.asarray(samples, dtype=float)
@@ -468,15 +469,16 @@ def bootstrap_interval(samples, level:float=0.95,
     if not len(a): return float("nan"), float("nan")
     if estimate is not None:
         half = stats.norm.ppf((1 + level) / 2) * a.std(ddof=1) if len(a) > 1 else float("nan")
-        return float(estimate - half), float(estimate + half)
-    lo, hi = np.quantile(a, [(1 - level) / 2, (1 + level) / 2])
+        lo, hi = estimate - half, estimate + half
+    else: lo, hi = np.quantile(a, [(1 - level) / 2, (1 + level) / 2])
+    if bounds is not None: lo, hi = max(bounds[0], lo), min(bounds[1], hi)
     return float(lo), float(hi)
 
 def auroc_per_gene_ci(pert, gene, scores, labels, n_boot:int=1000, seed:int=0, level:float=0.95) -> dict:
     "Per-gene AUROC with a normal bootstrap interval over perturbations (clipped to [0, 1]): {'auroc', 'ci_low', 'ci_high', 'n_boot'}."
     est = auroc_per_gene(pert, gene, scores, labels)
-    lo, hi = bootstrap_interval(auroc_per_gene_bootstrap(pert, gene, scores, labels, n_boot, seed), level, est)
-    return dict(auroc=est, ci_low=max(0.0, lo), ci_high=min(1.0, hi), n_boot=n_boot)
+    lo, hi = bootstrap_interval(auroc_per_gene_bootstrap(pert, gene, scores, labels, n_boot, seed), level, est, (0, 1))
+    return dict(auroc=est, ci_low=lo, ci_high=hi, n_boot=n_boot)
 
 def paired_bootstrap(a, # one method's resampled values (from the same resamples as b)
                      b, # the other method's
