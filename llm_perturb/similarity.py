@@ -904,6 +904,7 @@ TABLE_METRICS = ("global_correlation", "purity", "ari", "ami", "aurecall")
 def table1(kernel_runs:pd.DataFrame, # one row per kernel repeat: method and the metric columns
            baselines:dict, # baseline name -> {metric: value} (deterministic methods)
            metrics:Sequence[str]=TABLE_METRICS, # the metric columns
+           reference:str|None="pearson", # the baseline Global Correlation is measured against (1 by construction: not tested against)
           ) -> pd.DataFrame: # long: method, metric, mean, sem, n, ci_low, ci_high, and per baseline t_vs_<b>, p_vs_<b>
     "The paper's Table 1: mean ± SEM over repeats, and one-sample t-tests of each kernel against each baseline's value."
     from scipy import stats as st
@@ -918,7 +919,9 @@ def table1(kernel_runs:pd.DataFrame, # one row per kernel repeat: method and the
             half = st.t.ppf(0.975, len(x) - 1) * ms["sem"] if len(x) > 1 else np.nan
             row = dict(method=meth, metric=m, mean=ms["mean"], sem=ms["sem"], n=len(x), ci_low=ms["mean"] - half, ci_high=ms["mean"] + half)
             for b, vals in baselines.items():
-                tt = M.ttest_1samp(x, vals[m]) if len(x) > 1 and np.ptp(x) > 1e-12 and m in vals else dict(statistic=np.nan, pvalue=np.nan)
+                trivial = m == "global_correlation" and b == reference  # a test against 1 by construction says nothing
+                tt = (M.ttest_1samp(x, vals[m]) if len(x) > 1 and np.ptp(x) > 1e-12 and m in vals and not trivial
+                      else dict(statistic=np.nan, pvalue=np.nan))
                 row |= {f"t_vs_{b}": tt["statistic"], f"p_vs_{b}": tt["pvalue"]}
             rows.append(row)
     return pd.DataFrame(rows)
