@@ -1,6 +1,8 @@
 # nbdev 2's setup.py template: everything is read from settings.ini.
 from configparser import ConfigParser
+import glob, os, shutil
 import setuptools, shlex
+from setuptools.command.build_py import build_py
 
 config = ConfigParser(delimiters=['='])
 config.read('settings.ini', encoding='utf-8')
@@ -35,6 +37,26 @@ pkg_data = cfg.get('package_data', None)
 if pkg_data:
     package_data[cfg['lib_name']] =  pkg_data.split() # split as multiple files might be listed
 
+# Files of the checkout that the library reads at run time (data tables, the committed LLM caches, the section
+# notebooks) stay where the project's layout puts them; the wheel carries copies under <lib>/_checkout/<same path>,
+# which `llm_perturb.runner.checkout_file` reads when there is no checkout. MANIFEST.in puts them in the sdist.
+checkout_files = cfg.get('checkout_files', '').split()
+
+class build_py_checkout(build_py):
+    "build_py, then copy settings.ini's `checkout_files` into <build_lib>/<lib>/_checkout/ (not for editable installs)."
+    def run(self):
+        super().run()
+        if getattr(self, 'editable_mode', False): return  # an editable install reads the checkout itself
+        dest = os.path.join(self.build_lib, cfg['lib_path'], '_checkout')
+        shutil.rmtree(dest, ignore_errors=True)  # no stale copy from an earlier build
+        for pat in checkout_files:
+            hits = sorted(glob.glob(pat))
+            if not hits: raise SystemExit(f"settings.ini checkout_files: {pat!r} matches no file in {os.getcwd()}; "
+                                          "an sdist must carry it (MANIFEST.in)")
+            for f in hits:
+                self.mkpath(os.path.dirname(os.path.join(dest, f)))
+                self.copy_file(f, os.path.join(dest, f))
+
 setuptools.setup(
     name = cfg['lib_name'],
     license = lic[0],
@@ -46,6 +68,8 @@ setuptools.setup(
     url = cfg['git_url'],
     packages = setuptools.find_packages(),
     include_package_data = True,
+    package_data = package_data,
+    cmdclass = {'build_py': build_py_checkout},
     install_requires = requirements,
     extras_require={ 'dev': dev_requirements, 'rl': rl_requirements },
     dependency_links = cfg.get('dep_links','').split(),

@@ -91,7 +91,7 @@ def cmd_run(a) -> int:
     params |= llm_options(a, notebook_parameters(nb), nb.name)
     out = Path(a.out) if a.out else new_run_dir(name, a.runs)
     print(f"running {nb.name} into {out}" + (" (dry run: nothing is sent)" if a.dry_run else ""), flush=True)
-    rec = execute(nb, out, params, router=a.router, progress=not a.quiet, cwd=nb.parent, section=name, skip_flags=a.skip_flags)
+    rec = execute(nb, out, params, router=a.router, progress=not a.quiet, section=name, skip_flags=a.skip_flags)
     print(f"{name}: {rec['status']} in {rec['wall_s']:.1f} s" + (f": {rec['error']}" if rec["error"] else "")
           + f"\n  folder: {out}\n  report: llm-perturb report {out}")
     if a.dry_run: _plan([out])

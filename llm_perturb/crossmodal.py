@@ -25,12 +25,13 @@ DISEASE_COLUMNS = ("disease", "table_s1", "hub_indications", "hub_match", "funct
 _REQUIRED = ("disease", "functional_basis", "hypothesised_transcriptome_changes")  # never empty
 
 def diseases_path() -> Path:
-    "Path of the committed disease table, `<checkout>/data/diseases.tsv`."
-    root = repo_root()
-    if root is None:
+    "Path of the committed disease table, `<checkout>/data/diseases.tsv` (or the installed package's copy)."
+    from llm_perturb.runner import checkout_file
+    p = checkout_file("data/diseases.tsv")
+    if p is None:
         raise FileNotFoundError("the disease table data/diseases.tsv lives in the llm_perturb checkout; "
                                 "pass path=<your diseases.tsv> (columns: " + ", ".join(DISEASE_COLUMNS) + ")")
-    return root / "data" / "diseases.tsv"
+    return p
 
 def _split(s:pd.Series) -> pd.Series: return s.str.split(";").map(lambda v: [x.strip() for x in v if x.strip()])
 

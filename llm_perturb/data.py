@@ -77,8 +77,9 @@ def load_manifest(path=None # a manifest.tsv; default: the checkout's data/manif
                  )->pd.DataFrame:
     "The data manifest: one row per file (path, bytes, sha256, url, licence, commercial_use, origin)"
     if path is None:
-        root = repo_root()
-        path = root/'data'/'manifest.tsv' if root and (root/'data'/'manifest.tsv').exists() else data_dir()/'MANIFEST.tsv'
+        from llm_perturb.runner import checkout_file  # the checkout's manifest, or the installed package's copy
+        path = checkout_file('data/manifest.tsv')
+        if path is None or not path.exists(): path = data_dir()/'MANIFEST.tsv'
     m = pd.read_csv(path, sep='\t', dtype=str, keep_default_na=False)
     for c in MANIFEST_COLUMNS: m[c] = m[c] if c in m else ''
     return m[MANIFEST_COLUMNS].astype({'bytes': int})

@@ -443,8 +443,8 @@ def params_key(params:Mapping) -> str:
     return hashlib.sha256(json.dumps(p, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 def regression_path() -> Path:
-    from llm_perturb.data import repo_root
-    return (repo_root() or Path('.')) / 'data' / 'regression' / 'neighbours_before.tsv'
+    from llm_perturb.runner import checkout_file
+    return checkout_file('data/regression/neighbours_before.tsv') or Path('data/regression/neighbours_before.tsv')
 
 def non_llm(metrics:Mapping) -> dict:
     "The numbers of `metrics` whose method uses no LLM."

@@ -132,10 +132,9 @@ PAPER_COLUMNS = ["section", "task", "dataset", "cell_line", "method", "metric", 
                  "comparable_method", "condition", "split", "model", "source", "note"]
 
 def default_paper_path() -> Path|None:
-    "The checkout's data/paper_numbers.tsv (None outside a checkout)."
-    from llm_perturb.data import repo_root
-    root = repo_root()
-    return root / "data" / "paper_numbers.tsv" if root else None
+    "The checkout's data/paper_numbers.tsv, else the installed package's copy (None if neither)."
+    from llm_perturb.runner import checkout_file
+    return checkout_file("data/paper_numbers.tsv")
 
 def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: the checkout's data/paper_numbers.tsv
                  ) -> pd.DataFrame:
@@ -406,7 +405,8 @@ def report_notebook_path() -> Path:
     if not nbs:
         from llm_perturb.data import repo_root
         root = repo_root(Path(__file__).parent) if "__file__" in globals() else repo_root()
-        nbs = root / "nbs" if root else None
+        from llm_perturb.runner import checkout_file
+        nbs = root / "nbs" if root else (p.parent if (p := checkout_file("nbs/99_report.ipynb")) else None)
     p = Path(nbs) / REPORT_NB if nbs else None
     if p is None or not p.is_file():
         raise ReportError(f"the report notebook {REPORT_NB} was not found; run from an llm_perturb checkout "

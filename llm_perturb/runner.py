@@ -6,7 +6,7 @@
 from __future__ import annotations
 import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not look for the network at import
-import itertools, json, logging, re, socket, time, traceback
+import itertools, json, logging, re, shutil, socket, time, traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime
 from pathlib import Path
@@ -16,30 +16,50 @@ import yaml
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['NBS_ENV', 'REPRODUCE_BELOW', 'CLIError', 'find_nbs', 'sections', 'resolve_section', 'notebook_parameters',
-           'check_params', 'skip_cells', 'execute', 'toy_notebooks', 'runs_root', 'new_run_dir', 'load_preset',
-           'load_grid', 'expand_grid', 'run_tasks', 'sweep_summary', 'sweep', 'default_sections', 'section_done',
-           'reproduce']
+__all__ = ['NBS_ENV', 'CLONE', 'REPRODUCE_BELOW', 'CLIError', 'installed_copy', 'checkout_file', 'in_installed_copy', 'find_nbs',
+           'sections', 'resolve_section', 'notebook_parameters', 'check_params', 'skip_cells', 'seed_cache', 'execute',
+           'toy_notebooks', 'runs_root', 'new_run_dir', 'load_preset', 'load_grid', 'expand_grid', 'run_tasks',
+           'sweep_summary', 'sweep', 'default_sections', 'section_done', 'reproduce']
 
 # %% ../nbs/09_runner.ipynb #ccd2d7fd
 class CLIError(Exception):
     "A bad argument or a missing file or folder: `main` prints it as one line and exits with status 2."
 
+# %% ../nbs/09_runner.ipynb #f8e88ca1
+def installed_copy() -> Path:
+    "The folder of checkout files a wheel carries, `<installed llm_perturb>/_checkout` (absent in a checkout)."
+    import llm_perturb
+    return Path(llm_perturb.__file__).resolve().parent / "_checkout"
+
+def checkout_file(rel:str, # path inside the checkout, e.g. 'data/paper_numbers.tsv'
+                 ) -> Path|None:
+    "`<checkout>/rel` in a checkout (present or not), else the installed copy of `rel` if the wheel carries it, else None."
+    from llm_perturb.data import repo_root
+    root = repo_root()
+    if root is not None: return root / rel
+    p = installed_copy() / rel
+    return p if p.exists() else None
+
+def in_installed_copy(path) -> bool:
+    "Whether `path` lies inside the installed copy of the checkout files (which runs must never write to)."
+    return Path(path).resolve().is_relative_to(installed_copy())
+
 # %% ../nbs/09_runner.ipynb #c4e23581
 NBS_ENV = "LLM_PERTURB_NBS"
+CLONE = "git clone https://github.com/llm-perturb/llm_perturb"  # the checkout a bare install points to
 
-def find_nbs(nbs=None, # the notebooks folder; default: $LLM_PERTURB_NBS, else <checkout>/nbs
+def find_nbs(nbs=None, # the notebooks folder; default: $LLM_PERTURB_NBS, else <checkout>/nbs, else the installed copy
             ) -> Path:
     "The folder of the section notebooks, or a `CLIError` naming the fix."
     nbs = nbs or os.environ.get(NBS_ENV)
     if nbs is None:
         from llm_perturb.data import repo_root
-        root = repo_root()
-        if root is None:
-            raise CLIError("no llm_perturb checkout found above the working directory or the installed package: the "
-                           "section notebooks live in the repository's nbs/ folder, which a wheel does not ship; run "
-                           f"inside a clone of the repository, or pass --nbs DIR (or set {NBS_ENV}=DIR)")
-        nbs = root / "nbs"
+        root, shipped = repo_root(), installed_copy() / "nbs"
+        if root is not None: nbs = root / "nbs"
+        elif shipped.is_dir(): nbs = shipped
+        else: raise CLIError("no llm_perturb checkout found above the working directory or the installed package, and this "
+                             "installation carries no copy of the notebooks (llm_perturb/_checkout/nbs); clone the "
+                             f"repository ({CLONE}) and run inside it, or pass --nbs DIR (or set {NBS_ENV}=DIR)")
     d = Path(nbs).expanduser()
     if not d.is_dir(): raise CLIError(f"notebook folder {d} does not exist; pass --nbs DIR, the repository's nbs/ folder")
     return d.resolve()
@@ -119,12 +139,21 @@ def skip_cells(node, # a notebook (nbformat node)
 _KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]  # no "running over TCP without encryption" warning per notebook
 
 # %% ../nbs/09_runner.ipynb #790b2899
+def seed_cache(name:str, # the notebook's stem, e.g. '10_kernel'
+               cwd, # the kernel's working directory
+              ) -> Path|None:
+    "Copy the installed copy's committed cache `data/llm_cache/<name>.jsonl` to `<cwd>/llm_cache/` unless there; the copy or None."
+    src, dst = installed_copy() / "data" / "llm_cache" / f"{name}.jsonl", Path(cwd) / "llm_cache" / f"{name}.jsonl"
+    if src.is_file() and not dst.exists():
+        dst.parent.mkdir(parents=True, exist_ok=True); shutil.copyfile(src, dst)
+    return dst if dst.exists() else None
+
 def execute(nb, # path of the notebook to run
             out_dir, # folder for the executed notebook, its outputs and run.json (created)
             params:dict|None=None, # parameters (out_dir is set to `out_dir` when the notebook declares it)
             router=None, # a litellm Router config (YAML) to register as provider `router/` in the kernel
             progress:bool=True, # papermill's progress bar over cells
-            cwd=None, # working directory of the kernel; default: the notebook's folder
+            cwd=None, # working directory of the kernel; default: the notebook's folder (the user's for an installed copy)
             section:str|None=None, # section name recorded in run.json; default: from the notebook name
             skip_flags=(), # nbdev test flags (e.g. 'slow') whose cells are not run
            ) -> dict: # the run record (also written to out_dir/run.json)
@@ -135,17 +164,19 @@ def execute(nb, # path of the notebook to run
     out.mkdir(parents=True, exist_ok=True)
     params = dict(params or {})
     if "out_dir" in notebook_parameters(nb): params.setdefault("out_dir", str(out))
+    if cwd is None: cwd = Path.cwd() if in_installed_copy(nb) else nb.parent
+    if in_installed_copy(nb): seed_cache(nb.stem, cwd)
     m = _NB.match(nb.stem)
     rec = dict(section=section or (m[2] if m else nb.stem), notebook=str(nb), executed=str(out / nb.name),
                params=params, router=str(router) if router else None, skip_flags=list(skip_flags), host=socket.gethostname(),
-               started=_now(), status="running")
+               cwd=str(Path(cwd).resolve()), started=_now(), status="running")
     _write_json(out / "run.json", rec)
     for stale in ("error.txt", "results.json"): (out / stale).unlink(missing_ok=True)  # from an earlier run here
     node = skip_cells(nbformat.read(nb, as_version=4), skip_flags)
     if router: node.cells.insert(0, _router_cell(router))
     t0 = time.perf_counter()
     try:
-        pm.execute_notebook(node, str(out / nb.name), parameters=params, cwd=str(cwd or nb.parent),
+        pm.execute_notebook(node, str(out / nb.name), parameters=params, cwd=str(cwd),
                             progress_bar=progress, kernel_name="python3", extra_arguments=_KERNEL_ARGS)
         rec.update(status="ok", error=None)
     except Exception as e:
@@ -317,7 +348,7 @@ def sweep(nb, # the notebook to run at every point of the grid
          ) -> pd.DataFrame: # `sweep_summary`, also written to out_dir/summary.csv
     "Execute `nb` at every point of `grid` into `out_dir/<i>/`; failed tasks are rows with status 'failed'."
     nb, out = Path(nb), Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-    tasks = [dict(nb=nb, out_dir=out / str(i), params={**(fixed or {}), **p}, router=router, cwd=nb.parent, section=section,
+    tasks = [dict(nb=nb, out_dir=out / str(i), params={**(fixed or {}), **p}, router=router, section=section,
                   skip_flags=skip_flags) for i, p in enumerate(expand_grid(grid))]
     _write_json(out / "sweep.json", dict(section=section, notebook=str(nb), grid=grid, fixed=fixed or {}, tasks=len(tasks)))
     recs = run_tasks(tasks, workers, dask, scheduler, desc=f"sweep {section or nb.stem}", progress=progress)
@@ -363,7 +394,7 @@ def reproduce(target, # the reproduce folder (one subfolder per section)
             recs.append(dict(section=name, status="skipped", wall_s=0.0, error="no dry_run parameter: not run in a dry run"))
             continue
         params = ({"model": model} if model and "model" in declared else {}) | {k: v for k, v in (llm or {}).items() if k in declared}
-        recs.append(execute(nb, d, params, router=router, progress=False, cwd=nbs, section=name, skip_flags=skip_flags))
+        recs.append(execute(nb, d, params, router=router, progress=False, section=name, skip_flags=skip_flags))
         if recs[-1]["status"] != "ok": tqdm.write(f"{name}: FAILED: {recs[-1]['error']}")
     tables = [pd.read_csv(f, keep_default_na=False) for r in recs if (f := target / r["section"] / "results.csv").is_file()]
     if tables: pd.concat(tables, ignore_index=True).to_csv(target / "results.csv", index=False)
