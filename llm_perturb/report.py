@@ -511,7 +511,7 @@ def _named(p:pd.DataFrame) -> set:
 
 def _why_word(why:list) -> str:
     "The first reason a number gives no verdict, in a word for a figure label."
-    words = [("simulated", "sim."), ("capable LLM", "tiny LLM"), ("oracle", "oracle"), ("split", "subset"), ("n = ", "subset"), ("stands in", "stand-in data")]
+    words = [("simulated", "sim."), ("capable LLM", "tiny LLM"), ("oracle", "oracle"), ("split not recorded", "no split"), ("split", "subset"), ("n = ", "subset"), ("stands in", "stand-in data")]
     return next((w for key, w in words for y in why if key in y), "no verdict") if why else ""
 
 def figure_data(results:pd.DataFrame, # from `collect_runs`
@@ -545,7 +545,7 @@ _KIND_TEXT = ["published (± 1.96 SEM where printed)", "ours (95% CI): may give 
 
 def paper_figure(fd:pd.DataFrame, # from `figure_data`
                  title:str, # the figure's title (the paper)
-                 ncols:int=3, # panels per row
+                 ncols:int=2, # panels per row
                 ):
     "A forest plot per panel (seaborn): published numbers (± 1.96 SEM) and ours (95% CI), one line each."
     import matplotlib.pyplot as plt, seaborn as sns
@@ -555,7 +555,7 @@ def paper_figure(fd:pd.DataFrame, # from `figure_data`
     ncols = min(ncols, len(panels)); rows = [panels[i:i + ncols] for i in range(0, len(panels), ncols)]
     sizes = [int(fd[fd.panel.isin(r)].groupby("panel").size().max()) + 2 for r in rows]
     with sns.axes_style("whitegrid"):
-        fig, axes = plt.subplots(len(rows), ncols, figsize=(4.4 * ncols, 0.2 * sum(sizes) + 0.9), squeeze=False,
+        fig, axes = plt.subplots(len(rows), ncols, figsize=(6.4 * ncols, 0.24 * sum(sizes) + 1.0), squeeze=False,
                                  gridspec_kw=dict(height_ratios=sizes))
     for ax, panel in zip(axes.flat, panels):
         d = fd[fd.panel == panel].reset_index(drop=True)
@@ -563,11 +563,11 @@ def paper_figure(fd:pd.DataFrame, # from `figure_data`
         ax.hlines(y, d.lo, d.hi, color=[_KINDS[k][0] for k in d.kind], lw=1.6)
         sns.scatterplot(x=d.value.to_numpy(), y=y, hue=d.kind.to_numpy(), style=d.kind.to_numpy(), palette={k: c for k, (c, _) in _KINDS.items()},
                         markers={k: m for k, (_, m) in _KINDS.items()}, s=36, ax=ax, legend=False, zorder=3)
-        ax.set_yticks(y, [textwrap.shorten(l, 40) for l in d.label], fontsize=7.5)
-        ax.set_title(textwrap.fill(panel, 58), fontsize=8); ax.tick_params(axis="x", labelsize=7.5); ax.set_ylim(-0.7, len(d) - 0.3)
+        ax.set_yticks(y, [l if len(l) <= 46 else l[:43] + "..." for l in d.label], fontsize=9)
+        ax.set_title(textwrap.fill(panel, 52), fontsize=9.5); ax.tick_params(axis="x", labelsize=8.5); ax.set_ylim(-0.7, len(d) - 0.3)
     for ax in list(axes.flat)[len(panels):]: ax.set_visible(False)
     handles = [Line2D([], [], color=c, marker=m, ls="-", label=t) for (c, m), t in zip(_KINDS.values(), _KIND_TEXT)]
-    fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 1.0))
+    fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=9.5, frameon=False, bbox_to_anchor=(0.5, 1.0))
     fig.suptitle(title, y=1.0 + 0.3 / fig.get_figheight(), fontsize=11, fontweight="bold")
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
     return fig
@@ -642,14 +642,14 @@ def png_small(src, # a PNG file, or a matplotlib Figure
               max_px:int=1000, # the widest the image may be, in pixels
               colors:int=128, # palette size (plots need few)
              ) -> bytes:
-    "A PNG made small for embedding: at most `max_px` wide, a `colors`-colour palette, optimised."
+    "A PNG made small for embedding: at most `max_px` wide, a `colors`-colour palette (octree: small marks keep their colour), optimised."
     import io
     from PIL import Image
     if hasattr(src, "savefig"):
         buf = io.BytesIO(); src.savefig(buf, format="png", dpi=80, bbox_inches="tight"); buf.seek(0); src = buf
     im = Image.open(src).convert("RGB")
     if im.width > max_px: im.thumbnail((max_px, 10 ** 6))
-    out = io.BytesIO(); im.quantize(colors=colors, method=Image.Quantize.MEDIANCUT).save(out, "PNG", optimize=True)
+    out = io.BytesIO(); im.quantize(colors=colors, method=Image.Quantize.FASTOCTREE).save(out, "PNG", optimize=True)  # keeps rare colours
     return out.getvalue()
 
 def img_html(png:bytes, caption:str) -> str:
@@ -686,7 +686,7 @@ def paper_html(name:str, # a paper's short name
         fig = paper_figure(fd, name)
         if fig_dir is not None:
             Path(fig_dir).mkdir(parents=True, exist_ok=True); fig.savefig(Path(fig_dir) / f"{slug(name)}.png", dpi=100, bbox_inches="tight")
-        parts.append(img_html(png_small(fig), f"{name}: published numbers (black) and ours (blue: may give a verdict; orange: no verdict)"))
+        parts.append(img_html(png_small(fig, colors=48), f"{name}: published numbers (black) and ours (blue: may give a verdict; orange: no verdict)"))
         plt.close(fig)
     has = mine.ours.ne("") | mine.verdict.ne("not testable here")
     parts.append(claims_html(mine[has], f"claims-{slug(name)}") if has.any() else "<p><i>No number of ours concerns these claims.</i></p>")
@@ -713,13 +713,13 @@ def run_numbers(results:pd.DataFrame, # from `collect_runs`
 # %% ../nbs/99_report.ipynb #3d444225
 def run_html(r:dict, # one record of `collect_runs`'s runs
              results:pd.DataFrame, # from `collect_runs`
-             budget:int=400_000, # bytes of figures this run may still embed; a figure beyond it is named, not embedded
+             budget:int=250_000, # bytes of figures this run may still embed; a figure beyond it is named, not embedded
             ) -> tuple[str, int]: # (HTML, bytes of figures embedded)
     "One run folder, folded: a summary line; on a click its error, data sets, every number (`run_numbers`) and small copies of its figures."
     d, rn = results[results.run == r["run"]], run_numbers(results, r["run"])
     figs, used = [], 0
     for p in r["figures"]:
-        png = png_small(p, max_px=700, colors=64)
+        png = png_small(p, max_px=600, colors=64)
         if used + len(png) <= budget: used += len(png); figs.append(img_html(png, f"{r['run']}/{p.name}"))
         else: figs.append(f"<p>{html.escape(p.name)}: not embedded, to keep the page small; it is in the run folder</p>")
     lines = d.groupby(["task", "cell_line", "data", "split", "method", "model"], dropna=False).ngroups
