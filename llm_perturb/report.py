@@ -4,7 +4,7 @@
 
 # %% ../nbs/99_report.ipynb #3fccbfa5
 from __future__ import annotations
-import base64, html, json, os, re, tempfile
+import base64, html, json, os, re, tempfile, textwrap
 from datetime import datetime
 from pathlib import Path
 
@@ -14,12 +14,15 @@ import pandas as pd
 from .metrics import RESULT_COLUMNS
 
 # %% auto #0
-__all__ = ['PAPER_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB', 'REPORT_TAGS', 'ReportError', 'read_table',
-           'collect_runs', 'example_runs', 'default_paper_path', 'paper_numbers', 'is_full_test', 'task_matches',
-           'is_oracle', 'exclusion', 'model_label', 'fmt_ci', 'published_groups', 'link', 'published_comparison',
-           'not_compared', 'best_published', 'parse_check', 'evaluate_check', 'findings', 'overview', 'results_table',
-           'figure_html', 'table_html', 'header_html', 'report_notebook_path', 'report_template', 'to_html',
-           'write_report', 'print_table', 'plan_table', 'print_plan']
+__all__ = ['PAPER_COLUMNS', 'PAPERS', 'VERDICTS', 'CLAIM_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB', 'REPORT_TAGS',
+           'ReportError', 'read_table', 'collect_runs', 'example_runs', 'default_paper_path', 'paper_numbers',
+           'is_full_test', 'task_matches', 'is_oracle', 'exclusion', 'model_label', 'fmt_ci', 'published_groups',
+           'link', 'published_comparison', 'not_compared', 'best_published', 'parse_check', 'evaluate_check',
+           'findings', 'paper_name', 'data_key', 'same_data', 'is_tiny', 'blockers', 'value_verdict', 'claims',
+           'figure_data', 'paper_figure', 'overview', 'results_table', 'figure_html', 'table_html', 'claims_summary',
+           'claims_html', 'details_html', 'slug', 'png_small', 'img_html', 'overview_html', 'paper_html', 'run_numbers',
+           'run_html', 'header_html', 'report_notebook_path', 'report_template', 'to_html', 'write_report',
+           'print_table', 'plan_table', 'print_plan']
 
 # %% ../nbs/99_report.ipynb #382d980d
 class ReportError(ValueError):
@@ -101,7 +104,7 @@ def example_runs(folder, # where to write the example (created)
                 ) -> Path:
     "Write a small reproduce-like folder of made-up numbers that exercise every rule of the report; return it."
     folder = Path(folder)
-    lp = "example: K562 pseudobulk (made-up numbers)"
+    lp = "example: Replogle K562 pseudobulk (made-up numbers)"
     tables = {
         "kernel": _rows("kernel", "example: L1000 A375 plate (made-up)", "real", "a375", "full test", 177, "aurecall",
                         {"kernel_numerical": 0.81, "pearson": 0.745, "spearman": 0.764}, llm=["kernel_numerical"], model="openai/gpt-5",
@@ -112,7 +115,11 @@ def example_runs(folder, # where to write the example (created)
                           {"langpert@train_850": 0.231, "mean@train_850": 0.333}, llm=["langpert@train_850"], model="openai/gpt-5", task="train_size")
                     + _rows("langpert", lp, "real", "k562", "llm subset", 20, "mae_top_de",
                             {"langpert@train_850": 0.777, "mean@train_850": 0.351, "oracle_knn@train_850": 0.201},
-                            llm=["langpert@train_850"], model="local/smollm2-135m-instruct", task="train_size_llm20"),
+                            llm=["langpert@train_850"], model="local/smollm2-135m-instruct", task="train_size_llm20")
+                    + _rows("langpert", lp, "real", "k562", "full test", 1092, "mae_top_de",
+                            {"langpert@train_100": 0.262, "mean@train_100": 0.330}, llm=["langpert@train_100"], model="openai/gpt-5", task="train_size")
+                    + _rows("langpert", lp, "real", "k562", "full test", 1092, "mse_top_de",
+                            {"langpert@train_850": 0.160, "mean@train_850": 0.177}, llm=["langpert@train_850"], model="openai/gpt-5", task="train_size"),
         "lgr": _rows("lgr", "example: simulated drug responses (made-up)", "simulated", "", "full test", 96, "sign_accuracy",
                      {"lgr": 0.71, "cell_mean": 0.45, "drug_mean": 0.52}, llm=["lgr"], model="openai/gpt-5", task="open_world")
                + _rows("lgr", "example: simulated drug responses (made-up)", "simulated", "", "full test", 96, "sign_accuracy",
@@ -178,7 +185,7 @@ def exclusion(row, # a results row (section, method, data, split, n, ...)
     why = []
     if row["data"] != "real": why.append("simulated data" if row["data"] == "simulated" else "data kind not recorded")
     if is_oracle(row["method"]): why.append("oracle: it sees the test truth")
-    if not is_full_test(row["split"]): why.append(f"split '{row['split']}' is not the full test set")
+    if not is_full_test(row["split"]): why.append(f"split '{row['split']}' is not the full test set" if row["split"] else "split not recorded")
     if pd.notna(paper_n) and not (pd.notna(row["n"]) and row["n"] >= paper_n):
         why.append(f"n = {row['n']:g} is below the published test-set size {paper_n:g}" if pd.notna(row["n"]) else "n not recorded")
     return "; ".join(why)
@@ -346,6 +353,224 @@ def findings(results:pd.DataFrame, paper:pd.DataFrame) -> pd.DataFrame:
         if not tested: rows.append({**base, "check": q["check"], "verdict": "no comparable number in these runs"})
     return pd.DataFrame(rows)
 
+# %% ../nbs/99_report.ipynb #c0363139
+PAPERS = {"LLM Kernel": "LLM Kernel", "LangPert": "LangPert", "LLM-Guided Retrieval": "LGR",
+          "Knowledge graphs and reasoning LLMs": "KG neighbours", "PerturbQA": "PerturbQA"}
+VERDICTS = ["reproduced", "not reproduced", "not testable here"]
+
+def paper_name(source:str) -> str:
+    "The short name of the paper a published row comes from ('LLM Kernel', 'LangPert', 'LGR', 'KG neighbours', 'PerturbQA')."
+    return next((v for k, v in PAPERS.items() if str(source).startswith(k)), str(source).split(" (")[0])
+
+def data_key(dataset:str) -> str:
+    "The first word with a letter of a data set's name, lower case: what names the data set ('drug-seq', 'replogle', 'perturbqa')."
+    return next((w.strip("(),;:").lower() for w in str(dataset).split() if re.search("[A-Za-z]", w)), "")
+
+def same_data(ours:str, # our row's dataset
+              published:str, # the published row's dataset
+             ) -> bool:
+    "Whether our data set is the paper's: the published name's first word appears in ours (case-insensitive)."
+    k = data_key(published)
+    return bool(k) and k in str(ours).lower()
+
+def is_tiny(model, uses_llm:bool) -> bool:
+    "Whether a number comes from the embedded tiny model (`local/...`), which never counts as a paper's result."
+    return bool(uses_llm) and str(model).startswith("local/")
+
+# %% ../nbs/99_report.ipynb #3b9ef09c
+def _half_unit(v:float) -> float:
+    "Half a unit of the last digit a published value was printed with (at least two decimals: 0.61 -> 0.005, 0.388 -> 0.0005)."
+    digits = len(repr(float(v)).split(".")[1].rstrip("0")) if "." in repr(float(v)) else 0
+    return 0.5 * 10 ** -max(2, digits)
+
+def blockers(r, # one of our results rows
+             p, # the published row
+            ) -> list[str]:
+    "Why our row `r` cannot give a verdict on the published number `p` (empty when it can)."
+    why = [w for w in exclusion(r, p["n"]).split("; ") if w]
+    if is_tiny(r["model"], r["uses_llm"]): why.append("needs a capable LLM: this is the embedded tiny model")
+    if r["data"] == "real" and not same_data(r["dataset"], p["dataset"]):
+        why.append(f"our data ({r['dataset']}) stands in for the paper's ({p['dataset']}): it compares methods, not numbers")
+    return why
+
+def value_verdict(r, # one of our results rows that may give a verdict (`blockers` empty)
+                  p, # the published row
+                 ) -> tuple[str, str]: # (verdict, why)
+    "Reproduced when our 95% interval meets the published value ± (1.96 SEM + half a printed digit), or lies wholly on its better side."
+    has_ci = pd.notna(r["ci_low"]) and pd.notna(r["ci_high"])
+    lo, hi = (r["ci_low"], r["ci_high"]) if has_ci else (r["value"], r["value"])
+    w = (1.96 * p["sem"] if pd.notna(p["sem"]) else 0) + _half_unit(p["value"])
+    plo, phi = p["value"] - w, p["value"] + w
+    note = "" if has_ci else " (ours has no interval: its point is used)"
+    if lo <= phi and hi >= plo: return "reproduced", "our interval meets the published value" + note
+    hib = _better(r["metric"])
+    if hib is not None and (lo > phi if hib else hi < plo): return "reproduced", "ours is better than the published value" + note
+    side = "below" if hi < plo else "above"
+    return "not reproduced", f"our interval lies {side} the published value" + (", on the worse side" if hib is not None else "") + note
+
+# %% ../nbs/99_report.ipynb #c0184415
+def _concerns(results:pd.DataFrame, p) -> pd.DataFrame:
+    "Our rows of a published row's section(s), metric, task and cell line."
+    secs = [s.strip() for s in p["section"].split(",")]
+    return results[results.section.isin(secs) & results.metric.eq(p["metric"])
+                   & results.task.map(lambda t: task_matches(t, p["task"])) & (results.cell_line.eq(p["cell_line"]) | (p["cell_line"] == ""))]
+
+def _ours_text(r) -> str:
+    "One of our numbers as the claims table shows it: value [95% CI] · method, model, data kind, data set, n."
+    model = ("no LLM" if not r["uses_llm"] else f"embedded tiny model {r['model']}" if is_tiny(r["model"], True)
+             else str(r["model"]) or "model not recorded")
+    tags = [r["method"], model, f"{r['data']} data" if r["data"] else "data kind not recorded", str(r["dataset"])]
+    return f"{fmt_ci(r['value'], r['ci_low'], r['ci_high'])} · " + ", ".join(tags + ([f"n={r['n']:g}"] if pd.notna(r["n"]) else []))
+
+def _number_claim(results:pd.DataFrame, p) -> dict:
+    "Verdict on one published number: its one named counterpart of ours, judged only where it may be."
+    named = [m.strip() for m in p["comparable_method"].split(",") if m.strip()]
+    if len(named) != 1:
+        why = "this project does not rerun this method" if not named else f"set beside {len(named)} of our methods, none of them this method"
+        return dict(ours="", verdict="not testable here", why=why + "; the figure shows it beside our numbers")
+    c = _concerns(results, p)
+    c = c[c.method.eq(named[0])].to_dict("records")
+    if not c: return dict(ours="", verdict="not testable here", why=f"no {named[0]} number for this in these runs")
+    blocks = [blockers(r, p) for r in c]
+    ok = [r for r, b in zip(c, blocks) if not b]
+    if not ok:
+        r, b = min(zip(c, blocks), key=lambda rb: (len(rb[1]), -(rb[0]["n"] if pd.notna(rb[0]["n"]) else 0)))
+        return dict(ours=_ours_text(r), verdict="not testable here", why="; ".join(b))
+    verdicts = [value_verdict(r, p) for r in ok]
+    show = max(range(len(ok)), key=lambda i: ok[i]["n"] if pd.notna(ok[i]["n"]) else 0)
+    n_rep = sum(v == "reproduced" for v, _ in verdicts)
+    return dict(ours=_ours_text(ok[show]), verdict="reproduced" if n_rep == len(ok) else "not reproduced",
+                why=verdicts[show][1] + (f"; reproduced in {n_rep} of {len(ok)} runs" if len(ok) > 1 else ""))
+
+# %% ../nbs/99_report.ipynb #45abbcf8
+def _group_blockers(d:pd.DataFrame) -> list[str]:
+    "Why a group of our rows (one run, task, data, line, split, seed) cannot give a verdict on a stated ordering."
+    r, why = d.iloc[0], []
+    if r["data"] != "real": why.append("simulated data" if r["data"] == "simulated" else "data kind not recorded")
+    if not is_full_test(r["split"]): why.append(f"split '{r['split']}' is not the full test set" if r["split"] else "split not recorded")
+    if any(is_tiny(m, u) for m, u in zip(d.model, d.uses_llm)): why.append("needs a capable LLM: the LLM rows are the embedded tiny model's")
+    return why
+
+def _finding_claim(results:pd.DataFrame, p) -> dict:
+    "Verdict on one stated finding: its ordering checked on every group of our rows that may test it."
+    if not p["check"]: return dict(ours="", verdict="not testable here", why="the finding states no ordering to test")
+    named = {m for a, _, b, _ in parse_check(p["check"]) for m in (a, b)}
+    tested, blocked = [], []
+    for g, d in _concerns(results, p).groupby(_FIND_GROUP, dropna=False, sort=False):
+        d = d[d.method.isin(named)]
+        if d.empty: continue
+        verdict, detail = evaluate_check(dict(zip(d.method, d.value)), p["check"])
+        where = f"{g[1]}, {g[3]} data" + (f", n={d.n.max():g}" if d.n.notna().any() else "")
+        if g[3] == "real" and not same_data(g[2], p["dataset"]): detail += f" (on {g[2]}, standing in for the paper's data)"
+        text = "; ".join(f"{m} {fmt_ci(v, l, h)}" for m, v, l, h in zip(d.method, d.value, d.ci_low, d.ci_high)) + f" ({where})"
+        why = _group_blockers(d)
+        (blocked if why else tested).append(dict(verdict=verdict, detail=detail, text=text, why=why, n=len(d)))
+    if not tested and not blocked: return dict(ours="", verdict="not testable here", why=f"no run here measures {', '.join(sorted(named))}")
+    if not tested:
+        b = max(blocked, key=lambda t: (t["verdict"] in ("agrees", "disagrees"), t["n"]))
+        says = {"agrees": "agree", "disagrees": "disagree"}.get(b["verdict"], "measure only part of the ordering")
+        return dict(ours=b["text"], verdict="not testable here", why="; ".join(b["why"]) + f" (there our numbers {says})")
+    done = [t for t in tested if t["verdict"] in ("agrees", "disagrees")]
+    if not done: return dict(ours=tested[0]["text"], verdict="not testable here", why=f"only part of the ordering is measured: {tested[0]['detail']}")
+    agree = sum(t["verdict"] == "agrees" for t in done)
+    verdict = "reproduced" if agree == len(done) else "not reproduced"
+    show = next(t for t in done if (t["verdict"] == "agrees") == (verdict == "reproduced"))
+    return dict(ours=show["text"], verdict=verdict, why=show["detail"] + (f"; holds in {agree} of {len(done)} groups of our rows" if len(done) > 1 else ""))
+
+# %% ../nbs/99_report.ipynb #92f51561
+CLAIM_COLUMNS = ["paper", "kind", "claim", "source", "published", "published model", "ours", "verdict", "why"]
+
+def _short_source(source:str) -> str:
+    "A published row's source without its paper: 'Table 1, row ..., column ...'."
+    return re.sub(r"^[^)]*\)\s*,\s*", "", str(source))
+
+def claims(results:pd.DataFrame, # from `collect_runs`
+           paper:pd.DataFrame, # from `paper_numbers`
+          ) -> pd.DataFrame: # one row per row of `paper`, in its order (CLAIM_COLUMNS)
+    "Every published number and finding beside our counterpart, with a verdict: reproduced, not reproduced or not testable here (why)."
+    rows = []
+    for p in paper.to_dict("records"):
+        number = pd.notna(p["value"])
+        res = _number_claim(results, p) if number else _finding_claim(results, p)
+        claim = " · ".join(x for x in (p["method"], p["metric"], p["cell_line"], p["condition"].split(";")[0]) if x) if number else p["statement"]
+        published = f"{p['value']:g}" + (f" ± {p['sem']:g}" if pd.notna(p["sem"]) else "") if number else (p["check"] or "(no ordering stated)")
+        rows.append(dict(paper=paper_name(p["source"]), kind="number" if number else "finding", claim=claim,
+                         source=_short_source(p["source"]), published=published, **{"published model": p["model"]}, **res))
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+# %% ../nbs/99_report.ipynb #02335618
+def _table_of(source:str) -> str:
+    "The table, figure or section a source names ('Table 1', 'Fig. 3', '§4.4.2')."
+    m = re.search(r"Table \d+|Fig\. \d+\w?|§[\d.]*\d", str(source)); return m.group(0) if m else ""
+
+def _named(p:pd.DataFrame) -> set:
+    "Our methods a set of published rows names: their comparable methods and the methods of their checks."
+    out = {m.strip() for c in p.comparable_method for m in c.split(",") if m.strip()}
+    return out | {m for c in p.check if c for a, _, b, _ in parse_check(c) for m in (a, b)}
+
+def _why_word(why:list) -> str:
+    "The first reason a number gives no verdict, in a word for a figure label."
+    words = [("simulated", "sim."), ("capable LLM", "tiny LLM"), ("oracle", "oracle"), ("split not recorded", "no split"), ("split", "subset"), ("n = ", "subset"), ("stands in", "stand-in data")]
+    return next((w for key, w in words for y in why if key in y), "no verdict") if why else ""
+
+def figure_data(results:pd.DataFrame, # from `collect_runs`
+                paper:pd.DataFrame, # from `paper_numbers`
+                name:str, # a paper's short name (`paper_name`)
+               ) -> pd.DataFrame: # one row per point: panel, metric, label, value, lo, hi, kind (published | ours | ours, no verdict)
+    "The points of one paper's figure: every published number (± 1.96 SEM) and our numbers on the same task, line and metric (95% CI)."
+    mine = paper[paper.source.map(paper_name).eq(name)]
+    num = published_groups(mine)
+    groups = [g for _, g in num.groupby("group", sort=False)] or [g for _, g in mine.groupby(["section", "task", "metric"], sort=False)]
+    rows = []
+    for g in groups:
+        p0 = g.iloc[0].to_dict() | {"n": g.n.max()}
+        panel = " · ".join(x for x in (_table_of(p0["source"]), p0["metric"], p0["cell_line"], p0["task"], p0["condition"].split(";")[0]) if x)
+        for p in g[g.value.notna()].itertuples():
+            sem = 1.96 * p.sem if pd.notna(p.sem) else np.nan
+            rows.append(dict(panel=panel, metric=p0["metric"], label=p.method, value=p.value, lo=p.value - sem, hi=p.value + sem, kind="published"))
+        c, named = _concerns(results, p0), _named(g)
+        c = (c[c.method.isin(named)] if named else c).drop_duplicates(["method", "value", "task", "cell_line"]).head(16)
+        several = c.task.nunique() > 1
+        for r in c.to_dict("records"):
+            why = blockers(r, p0)
+            label = f"ours: {r['method']}" + (f" · {r['task']}" if several else "") + (f" ({_why_word(why)})" if why else "")
+            rows.append(dict(panel=panel, metric=p0["metric"], label=label, value=r["value"], lo=r["ci_low"], hi=r["ci_high"],
+                             kind="ours, no verdict" if why else "ours"))
+    return pd.DataFrame(rows, columns=["panel", "metric", "label", "value", "lo", "hi", "kind"])
+
+# %% ../nbs/99_report.ipynb #f87c1b23
+_KINDS = {"published": ("#222222", "D"), "ours": ("#1f77b4", "o"), "ours, no verdict": ("#e08a1e", "o")}
+_KIND_TEXT = ["published (± 1.96 SEM where printed)", "ours (95% CI): may give a verdict", "ours, no verdict (simulated, subset, tiny model or stand-in data)"]
+
+def paper_figure(fd:pd.DataFrame, # from `figure_data`
+                 title:str, # the figure's title (the paper)
+                 ncols:int=2, # panels per row
+                ):
+    "A forest plot per panel (seaborn): published numbers (± 1.96 SEM) and ours (95% CI), one line each."
+    import matplotlib.pyplot as plt, seaborn as sns
+    from matplotlib.lines import Line2D
+    panels = list(dict.fromkeys(fd.panel))
+    if not panels: raise ReportError(f"no points to draw for {title}; figure_data found neither published numbers nor ours")
+    ncols = min(ncols, len(panels)); rows = [panels[i:i + ncols] for i in range(0, len(panels), ncols)]
+    sizes = [int(fd[fd.panel.isin(r)].groupby("panel").size().max()) + 2 for r in rows]
+    with sns.axes_style("whitegrid"):
+        fig, axes = plt.subplots(len(rows), ncols, figsize=(6.4 * ncols, 0.24 * sum(sizes) + 1.0), squeeze=False,
+                                 gridspec_kw=dict(height_ratios=sizes))
+    for ax, panel in zip(axes.flat, panels):
+        d = fd[fd.panel == panel].reset_index(drop=True)
+        y = np.arange(len(d))[::-1]
+        ax.hlines(y, d.lo, d.hi, color=[_KINDS[k][0] for k in d.kind], lw=1.6)
+        sns.scatterplot(x=d.value.to_numpy(), y=y, hue=d.kind.to_numpy(), style=d.kind.to_numpy(), palette={k: c for k, (c, _) in _KINDS.items()},
+                        markers={k: m for k, (_, m) in _KINDS.items()}, s=36, ax=ax, legend=False, zorder=3)
+        ax.set_yticks(y, [l if len(l) <= 46 else l[:43] + "..." for l in d.label], fontsize=9)
+        ax.set_title(textwrap.fill(panel, 52), fontsize=9.5); ax.tick_params(axis="x", labelsize=8.5); ax.set_ylim(-0.7, len(d) - 0.3)
+    for ax in list(axes.flat)[len(panels):]: ax.set_visible(False)
+    handles = [Line2D([], [], color=c, marker=m, ls="-", label=t) for (c, m), t in zip(_KINDS.values(), _KIND_TEXT)]
+    fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=9.5, frameon=False, bbox_to_anchor=(0.5, 1.0))
+    fig.suptitle(title, y=1.0 + 0.3 / fig.get_figheight(), fontsize=11, fontweight="bold")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
+    return fig
+
 # %% ../nbs/99_report.ipynb #73217bd3
 def overview(results:pd.DataFrame, runs:pd.DataFrame) -> pd.DataFrame:
     "One row per run folder: section, status, how many numbers, data kinds, the LLMs behind its LLM rows, LLM usage, wall time."
@@ -377,6 +602,131 @@ def table_html(df:pd.DataFrame, table_id:str|None=None) -> str:
     from llm_perturb.llm import redact
     if df.empty: return "<p><i>(none)</i></p>"
     return redact(df.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0, table_id=table_id, escape=True))
+
+# %% ../nbs/99_report.ipynb #83c1a6ed
+def claims_summary(cl:pd.DataFrame) -> pd.DataFrame:
+    "Per paper: how many of its published numbers and findings are reproduced, not reproduced, not testable here."
+    t = pd.crosstab(pd.Categorical(cl.paper, list(dict.fromkeys(cl.paper))), pd.Categorical(cl.verdict, VERDICTS), dropna=False)
+    t.index.name, t.columns.name = "paper", None
+    return t.assign(claims=t.sum(axis=1)).reset_index()
+
+def _cell(v) -> str:
+    return "" if v is None or (isinstance(v, float) and np.isnan(v)) else html.escape(str(v))
+
+def claims_html(cl:pd.DataFrame, # rows of `claims`
+                table_id:str|None=None) -> str:
+    "Claims as a five-column HTML table that wraps: claim (source), published (model), ours, verdict, why; rows classed by verdict."
+    from llm_perturb.llm import redact
+    if cl.empty: return "<p><i>(none)</i></p>"
+    head = "".join(f"<th>{h}</th>" for h in ("claim", "published", "ours [95% CI]", "verdict", "why"))
+    body = "".join(f'<tr class="{slug(r["verdict"])}"><td>{_cell(r["claim"])}<br><small>{_cell(r["source"])}</small></td>'
+                   f'<td>{_cell(r["published"])}<br><small>{_cell(r["published model"])}</small></td><td>{_cell(r["ours"])}</td>'
+                   f'<td><b>{_cell(r["verdict"])}</b></td><td>{_cell(r["why"])}</td></tr>' for r in cl.to_dict("records"))
+    cols = "".join(f'<col style="width:{w}%">' for w in (27, 13, 24, 9, 27))
+    tid = f' id="{table_id}"' if table_id else ""
+    return redact(f'<table class="claims"{tid}><colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
+
+def details_html(summary:str, # always shown (HTML)
+                 body:str, # shown on a click (HTML)
+                 open_:bool=False) -> str:
+    "A collapsible block."
+    return f"<details{' open' if open_ else ''}><summary>{summary}</summary>{body}</details>"
+
+def slug(s:str) -> str:
+    "A name for files and ids: lower case, runs of other characters as '-'."
+    return re.sub(r"[^a-z0-9]+", "-", str(s).lower()).strip("-")
+
+# %% ../nbs/99_report.ipynb #38df3561
+def png_small(src, # a PNG file, or a matplotlib Figure
+              max_px:int=1000, # the widest the image may be, in pixels
+              colors:int=128, # palette size (plots need few)
+             ) -> bytes:
+    "A PNG made small for embedding: at most `max_px` wide, a `colors`-colour palette (octree: small marks keep their colour), optimised."
+    import io
+    from PIL import Image
+    if hasattr(src, "savefig"):
+        buf = io.BytesIO(); src.savefig(buf, format="png", dpi=80, bbox_inches="tight"); buf.seek(0); src = buf
+    im = Image.open(src).convert("RGB")
+    if im.width > max_px: im.thumbnail((max_px, 10 ** 6))
+    out = io.BytesIO(); im.quantize(colors=colors, method=Image.Quantize.FASTOCTREE).save(out, "PNG", optimize=True)  # keeps rare colours
+    return out.getvalue()
+
+def img_html(png:bytes, caption:str) -> str:
+    "PNG bytes embedded in the page (base64), with a caption."
+    return (f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{base64.b64encode(png).decode()}" '
+            f'style="max-width:100%"><figcaption>{html.escape(caption)}</figcaption></figure>')
+
+def overview_html(ov:pd.DataFrame) -> str:
+    "The overview, narrow: folders with numbers (or a failure) as a 7-column table; the others in one line."
+    empty = ov.numbers.eq(0) & ov.status.eq("ok")
+    use = [", ".join(f"{k[4:]} {int(r[k])}" for k in ("llm calls", "llm cached", "llm failed", "llm tokens") if pd.notna(pd.to_numeric(r.get(k), errors="coerce")))
+           for r in ov.to_dict("records")]
+    t = ov.assign(**{"LLM use": use, "status": [s if not e else f"{s}: {e}" for s, e in zip(ov.status, ov.error)]})
+    t = t[["run", "status", "numbers", "data", "LLM models", "LLM use", "wall time (s)"]][~empty]
+    line = (f"<p>{int(empty.sum())} run folder(s) without numbers, all finished ok (the shared cores of a reproduce): "
+            + ", ".join(html.escape(str(r)) for r in ov.run[empty]) + ".</p>") if empty.any() else ""
+    return table_html(t) + line
+
+# %% ../nbs/99_report.ipynb #c2854937
+def paper_html(name:str, # a paper's short name
+               cl:pd.DataFrame, # from `claims`
+               results:pd.DataFrame, # from `collect_runs`
+               paper:pd.DataFrame, # from `paper_numbers`
+               fig_dir=None, # where the figure is saved as <name>.png (None: not saved)
+              ) -> str:
+    "One paper's part of the report: verdict counts, its figure (embedded and saved), its claims; those without a number of ours folded."
+    import matplotlib.pyplot as plt
+    mine = cl[cl.paper == name]
+    counts = ", ".join(f"{(mine.verdict == v).sum()} {v}" for v in VERDICTS)
+    parts = [f'<h3 id="paper-{slug(name)}">{html.escape(name)}</h3>', f"<p>{len(mine)} published numbers and findings: {counts}.</p>"]
+    fd = figure_data(results, paper, name)
+    if fd.empty: parts.append("<p><i>No figure: the paper prints no number and no run here measures what it states.</i></p>")
+    else:
+        fig = paper_figure(fd, name)
+        if fig_dir is not None:
+            Path(fig_dir).mkdir(parents=True, exist_ok=True); fig.savefig(Path(fig_dir) / f"{slug(name)}.png", dpi=100, bbox_inches="tight")
+        parts.append(img_html(png_small(fig, colors=48), f"{name}: published numbers (black) and ours (blue: may give a verdict; orange: no verdict)"))
+        plt.close(fig)
+    has = mine.ours.ne("") | mine.verdict.ne("not testable here")
+    parts.append(claims_html(mine[has], f"claims-{slug(name)}") if has.any() else "<p><i>No number of ours concerns these claims.</i></p>")
+    if (~has).any():
+        parts.append(details_html(f"{int((~has).sum())} more claims without a number of ours (methods this project does not rerun, or tasks not run here)",
+                                  claims_html(mine[~has], f"claims-{slug(name)}-rest")))
+    return "\n".join(parts)
+
+# %% ../nbs/99_report.ipynb #92987f0d
+def run_numbers(results:pd.DataFrame, # from `collect_runs`
+                run:str, # one run folder's label
+                max_rows:int=400, # the most lines shown (the rest: in the run's results.csv)
+               ) -> pd.DataFrame:
+    "Every number of one run, narrow: one line per task, line, data, split, method and model, its metrics in one cell."
+    d = results[results.run == run]
+    keys = ["task", "cell_line", "data", "split", "method", "uses_llm", "model"]
+    rows = [dict(zip(keys, k)) | {"n": g.n.max(), "numbers [95% CI]": "; ".join(f"{m} {fmt_ci(v, l, h)}".replace(" (no interval)", "")
+                                                                               for m, v, l, h in zip(g.metric, g.value, g.ci_low, g.ci_high))}
+            for k, g in d.groupby(keys, sort=False, dropna=False)]
+    t = pd.DataFrame(rows, columns=keys + ["n", "numbers [95% CI]"])
+    t["model"] = [model_label(m, u).replace(" (embedded tiny model: knows almost no biology)", " (embedded tiny model)") for m, u in zip(t.model, t.uses_llm)]
+    return t.drop(columns="uses_llm").rename(columns={"cell_line": "cell line"}).head(max_rows)
+
+# %% ../nbs/99_report.ipynb #3d444225
+def run_html(r:dict, # one record of `collect_runs`'s runs
+             results:pd.DataFrame, # from `collect_runs`
+             budget:int=250_000, # bytes of figures this run may still embed; a figure beyond it is named, not embedded
+            ) -> tuple[str, int]: # (HTML, bytes of figures embedded)
+    "One run folder, folded: a summary line; on a click its error, data sets, every number (`run_numbers`) and small copies of its figures."
+    d, rn = results[results.run == r["run"]], run_numbers(results, r["run"])
+    figs, used = [], 0
+    for p in r["figures"]:
+        png = png_small(p, max_px=600, colors=64)
+        if used + len(png) <= budget: used += len(png); figs.append(img_html(png, f"{r['run']}/{p.name}"))
+        else: figs.append(f"<p>{html.escape(p.name)}: not embedded, to keep the page small; it is in the run folder</p>")
+    lines = d.groupby(["task", "cell_line", "data", "split", "method", "model"], dropna=False).ngroups
+    body = ((f"<p><b>{html.escape(str(r['status']))}</b>: {html.escape(str(r['error']))}</p>" if r["error"] else "")
+            + (f"<p>data sets: {html.escape('; '.join(sorted(set(d.dataset))))}</p>" if len(d) else "") + table_html(rn)
+            + (f"<p>{len(rn)} of the run's {lines} lines shown; every number is in its results.csv</p>" if len(rn) < lines else "")
+            + "".join(figs))
+    return details_html(f"{html.escape(r['run'])}: {len(d)} numbers, {len(r['figures'])} figures, status {html.escape(str(r['status']))}", body), used
 
 # %% ../nbs/99_report.ipynb #154330fb
 EMBEDDED_NOTE = ("Rows whose model is marked <b>embedded</b> come from a tiny model run in-process (SmolLM2-135M or Gemma 3 270M) "
@@ -426,9 +776,14 @@ def report_template(path=None, # a notebook; default: `report_notebook_path()`
         raise ReportError(f"{path or REPORT_NB} has no cell tagged 'parameters'; keep the tag (nbdev_clean keeps it)")
     return nb
 
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1300px;color:#222;padding:0 1em}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.82em}th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
-th{background:#f3f3f3}.warn{background:#fff4d6;border:1px solid #e0b44a;padding:.6em 1em}pre{white-space:pre-wrap}"""
+_CSS = """body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;color:#222;padding:0 1em}
+table{border-collapse:collapse;margin:.5em 0 1.2em;font-size:.8em;max-width:100%}
+th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th{background:#f3f3f3}table.claims{width:100%;table-layout:fixed}td small{color:#666}
+tr.reproduced td:nth-child(4){background:#d9f0d3}tr.not-reproduced td:nth-child(4){background:#f9d6d5}
+tr.not-testable-here td:nth-child(4){background:#f0f0f0}details{margin:.4em 0}summary{cursor:pointer;font-weight:600}
+img{max-width:100%;height:auto}.warn{background:#fff4d6;border:1px solid #e0b44a;padding:.6em 1em}
+pre{white-space:pre-wrap;overflow-wrap:anywhere}"""
 
 def to_html(nb, title:str="llm_perturb report") -> str:
     "An executed notebook as one self-contained HTML page: outputs only, no input cells, no scripts."
