@@ -485,7 +485,7 @@ def usage_line(usage:dict|None, # the `llm` block of results.json (`Budget.usage
     "One line for a run summary: calls, cache hits, failures, and the answers cut at max_tokens."
     u = usage or {}
     line = (f"LLM: {u.get('calls', 0)} calls, {u.get('cached', 0)} cached, {u.get('failed', 0)} failed calls, "
-            f"{u.get('invalid', 0)} unusable answers, {u.get('not_sent', 0)} not sent")
+            f"{u.get('invalid', 0)} answers off the schema, {u.get('not_sent', 0)} not sent")
     if u.get("truncated"):
         line += (f"; {u['truncated']} answer(s) cut at max_tokens (finish_reason 'length'): "
                  "raise max_tokens (-p max_tokens N) to give the model room to finish")
