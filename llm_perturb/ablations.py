@@ -89,12 +89,12 @@ def ablation_table(scores:pd.DataFrame, # one row per run: method, ablation, rep
     if not need <= set(scores.columns): raise ValueError(f"scores lacks column(s) {sorted(need - set(scores.columns))}")
     rows = []
     for (m, a), g in scores.groupby(["method", "ablation"], sort=False):
-        x = g[metric].to_numpy(float)
-        ref = scores[(scores.method == m) & (scores.ablation == reference)][metric].to_numpy(float)
-        ms = M.mean_sem(x)
+        x = g[metric].to_numpy(float); x = x[np.isfinite(x)]  # a run whose every answer failed has no number (NaN)
+        ref = scores[(scores.method == m) & (scores.ablation == reference)][metric].to_numpy(float); ref = ref[np.isfinite(ref)]
+        ms = M.mean_sem(x) if len(x) else dict(mean=np.nan, sem=np.nan, n=0)
         row = dict(method=m, ablation=a, name=m if a == reference else f"{m}@{a}", mean=ms["mean"], sem=ms["sem"], n=ms["n"],
-                   delta=float(x.mean() - ref.mean()) if len(ref) else np.nan,
-                   rel_drop=float((ref.mean() - x.mean()) / ref.mean()) if len(ref) and ref.mean() != 0 else np.nan, t=np.nan, pvalue=np.nan)
+                   delta=float(x.mean() - ref.mean()) if len(ref) and len(x) else np.nan,
+                   rel_drop=float((ref.mean() - x.mean()) / ref.mean()) if len(ref) and len(x) and ref.mean() != 0 else np.nan, t=np.nan, pvalue=np.nan)
         if a != reference and len(x) > 1 and len(ref) > 1 and max(np.ptp(x), np.ptp(ref)) > 1e-12:  # float noise is no variance
             with warnings.catch_warnings():  # scipy warns on near-identical samples; the test is still computed
                 warnings.simplefilter("ignore", RuntimeWarning)

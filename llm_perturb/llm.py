@@ -4,12 +4,13 @@
 
 # %% auto #0
 __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 'MAX_ANSWER_CHARS', 'MAX_JSON_DEPTH',
-           'MAX_JSON_STARTS', 'OUTPUT_MODES', 'LLMConfigError', 'user_cache_dir', 'install_command', 'assemble_parts',
-           'embedded_model_path', 'model_file', 'probe_embedded', 'models_table', 'install_model', 'load_embedded',
-           'LocalProvider', 'register_provider', 'check_model', 'reasoning_params', 'reasoning_applicable',
-           'json_values', 'parse_json', 'json_schema', 'parse_structured', 'redact', 'request_key', 'ResponseCache',
-           'LLMResult', 'usage_summary', 'Budget', 'EmptyAnswer', 'output_mode', 'complete_many', 'complete',
-           'FakeProvider', 'router_config', 'router_provider', 'use_router', 'default_cache_path', 'selection_schema']
+           'MAX_JSON_STARTS', 'MEMORY_ONLY', 'OUTPUT_MODES', 'BROKEN_MODES', 'LLMConfigError', 'user_cache_dir',
+           'install_command', 'assemble_parts', 'embedded_model_path', 'model_file', 'probe_embedded', 'models_table',
+           'install_model', 'load_embedded', 'LocalProvider', 'register_provider', 'check_model', 'reasoning_params',
+           'reasoning_applicable', 'json_values', 'parse_json', 'json_schema', 'parse_structured', 'redact',
+           'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'usage_line', 'EmptyAnswer',
+           'output_mode', 'complete_many', 'complete', 'FakeProvider', 'BrokenProvider', 'router_config',
+           'router_provider', 'use_router', 'default_cache_path', 'selection_schema']
 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
@@ -243,6 +244,8 @@ def check_model(model:str, # litellm model string, e.g. 'gemini/gemini-2.5-flash
         try: model_file(model)
         except (ValueError, ModuleNotFoundError) as e: raise LLMConfigError(str(e)) from None
         return "local"
+    if model.startswith("broken/") and model.split("/", 1)[1] not in BROKEN_MODES:
+        raise LLMConfigError(f"unknown model {model!r}; the broken modes are {', '.join('broken/' + m for m in BROKEN_MODES)}")
     if model.split("/", 1)[0] in {p["provider"] for p in litellm.custom_provider_map}:
         return model.split("/", 1)[0]
     try: provider = litellm.get_llm_provider(model)[1]
@@ -261,7 +264,7 @@ def reasoning_params(model:str, # litellm model string
                      budget:int|None, # thinking tokens; None leaves the provider's default
                     ) -> dict:
     "Completion kwargs that set `model`'s reasoning budget ({} when not applicable)."
-    if budget is None or model.startswith(("local/", "fake/")): return {}
+    if budget is None or model.startswith(("local/", "fake/", "broken/")): return {}
     provider = model.split("/", 1)[0]
     if provider in ("gemini", "vertex_ai", "anthropic", "bedrock"):
         b = int(budget) if provider.startswith(("gemini", "vertex")) else max(1024, int(budget))
@@ -372,6 +375,8 @@ def request_key(model:str, messages:list, params:dict, schema=None) -> str:
                       sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
+MEMORY_ONLY = ("broken/",)  # model prefixes whose answers are kept in memory only, never written to a cache file
+
 class ResponseCache:
     "Append-only JSONL cache of LLM answers, keyed by `request_key`; safe to kill at any moment."
     def __init__(self, path:str|Path|None, # JSONL file (created on first write); None: an in-memory cache
@@ -388,11 +393,11 @@ class ResponseCache:
     def __contains__(self, key): return key in self.records
     def get(self, key:str) -> dict|None: return self.records.get(key)
     def put(self, rec:dict):
-        "Append one record (a dict with 'key') as a single flushed line."
+        "Append one record (a dict with 'key') as a single flushed line (in memory only for `MEMORY_ONLY` models)."
         line = redact(json.dumps(rec, default=str))
         with self._lock:
             self.records[rec["key"]] = json.loads(line)
-            if self.path is None: return
+            if self.path is None or str(rec.get("model", "")).startswith(MEMORY_ONLY): return
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a") as f: f.write(("\n" if self._cut else "") + line + "\n"); f.flush()
             self._cut = False
@@ -414,6 +419,11 @@ class LLMResult:
     model: str = ""
     key: str = ""
     mode: str|None = None  # structured-output mode that ran: json_schema, json_object or prompt
+    finish_reason: str|None = None  # why the answer ended: 'stop', 'length' (cut at max_tokens), ...; None: unknown
+    @property
+    def truncated(self) -> bool:
+        "Whether the answer was cut at `max_tokens` (finish_reason 'length'); an unknown reason is not a cut."
+        return self.finish_reason == "length"
     @property
     def ok(self) -> bool: return self.error is None and self.parse_error is None
     @property
@@ -424,9 +434,10 @@ class LLMResult:
         return "cached" if self.cached else "ok"
 
 def usage_summary(results:list[LLMResult]) -> dict:
-    "Counts for results.json: calls made, cache hits, failures, tokens and cost."
+    "Counts for results.json: calls made, cache hits, failures, answers cut at max_tokens, tokens and cost."
     made = [r for r in results if r.status in ("ok", "failed") or (r.status == "invalid" and not r.cached)]
     return dict(calls=len(made), cached=sum(r.cached for r in results), failed=sum(not r.ok for r in results),
+                truncated=sum(r.truncated for r in results),
                 tokens=int(sum(r.usage.get("total_tokens", 0) for r in results if not r.cached)),
                 cost=float(sum(r.usage.get("cost") or 0.0 for r in results if not r.cached)))
 
@@ -438,6 +449,7 @@ class Budget:
     max_cost: float|None = None  # USD; None: no limit
     dry_run: bool = False  # plan the calls, send nothing
     made: int = 0; cost: float = 0.0; tokens: int = 0; cached: int = 0; failed: int = 0; invalid: int = 0
+    truncated: int = 0  # answers cut at max_tokens (finish_reason 'length'), cached ones included
     not_sent: list = field(default_factory=list)  # reasons of the requests that were not sent
     plan: list = field(default_factory=list)  # dry run: one row per batch
     unpriced: set = field(default_factory=set)  # models litellm has no price for (their cost is unknown)
@@ -460,12 +472,24 @@ class Budget:
         self._reserved -= est_cost or 0
         self.tokens += int(usage.get("total_tokens") or 0); self.cost += usage.get("cost") or 0.0
     def usage(self) -> dict:
-        "The `llm` block of results.json: calls, cached, failed, invalid, not_sent, tokens, cost (None if unknown), plan."
+        "The `llm` block of results.json: calls, cached, failed, invalid, not_sent, truncated, tokens, cost (None if unknown), plan."
         out = dict(calls=self.made, cached=self.cached, failed=self.failed, invalid=self.invalid,
-                   not_sent=len(self.not_sent), tokens=self.tokens,
+                   not_sent=len(self.not_sent), truncated=self.truncated, tokens=self.tokens,
                    cost=None if self.unpriced and self.made else round(self.cost, 6))
         if self.dry_run: out["plan"] = list(self.plan)
         return out
+
+# %% ../nbs/00_llm.ipynb #82250e6f
+def usage_line(usage:dict|None, # the `llm` block of results.json (`Budget.usage()`)
+              ) -> str:
+    "One line for a run summary: calls, cache hits, failures, and the answers cut at max_tokens."
+    u = usage or {}
+    line = (f"LLM: {u.get('calls', 0)} calls, {u.get('cached', 0)} cached, {u.get('failed', 0)} failed calls, "
+            f"{u.get('invalid', 0)} answers off the schema, {u.get('not_sent', 0)} not sent")
+    if u.get("truncated"):
+        line += (f"; {u['truncated']} answer(s) cut at max_tokens (finish_reason 'length'): "
+                 "raise max_tokens (-p max_tokens N) to give the model room to finish")
+    return line
 
 # %% ../nbs/00_llm.ipynb #8db330f3
 _TRANSIENT = (litellm.exceptions.RateLimitError, litellm.exceptions.Timeout, litellm.exceptions.APIConnectionError,
@@ -485,7 +509,7 @@ def _messages(prompt, system:str|None) -> list[dict]:
 
 def output_mode(model:str) -> str:
     "The structured-output mode tried first: `json_schema` where litellm knows the model supports it, else `json_object`."
-    if model.startswith(("local/", "fake/")): return "json_schema"  # this library's providers take any mode
+    if model.startswith(("local/", "fake/", "broken/")): return "json_schema"  # this library's providers take any mode
     try: return "json_schema" if litellm.supports_response_schema(model=model) else "json_object"
     except Exception: return "json_object"
 
@@ -520,7 +544,7 @@ def _retry_after(e:Exception) -> float:
     return 0.0
 
 async def _call(model, messages, params, retries, backoff, timeout):
-    "One request with retries (the only retry loop: litellm's and the OpenAI client's are off); (text, usage, latency)."
+    "One request with retries (the only retry loop: litellm's and the OpenAI client's are off); (text, usage, latency, finish_reason)."
     for attempt in range(retries + 1):
         t0 = time.perf_counter()
         try:
@@ -531,9 +555,10 @@ async def _call(model, messages, params, retries, backoff, timeout):
             if text is None: raise EmptyAnswer("the provider answered with content null")
             u = resp.usage.model_dump() if getattr(resp, "usage", None) else {}
             usage = {k: u.get(k, 0) or 0 for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-            try: usage["cost"] = float(litellm.completion_cost(resp))
+            try: usage["cost"] = 0.0 if model.startswith(MEMORY_ONLY) else float(litellm.completion_cost(resp))
             except Exception: usage["cost"] = None
-            return text, usage, time.perf_counter() - t0
+            finish = getattr(resp.choices[0], "finish_reason", None)
+            return text, usage, time.perf_counter() - t0, (str(finish) if finish else None)
         except _TRANSIENT as e:
             if attempt == retries or _rejected_format(e): raise
             await asyncio.sleep(max(_retry_after(e), backoff * 2 ** attempt * (1 + random.random())))
@@ -549,7 +574,7 @@ def _estimate(model:str, messages:list, max_tokens:int) -> tuple[int, float|None
     "Prompt tokens (litellm's counter) and the most a request can cost in USD (None: litellm has no price)."
     try: n = int(litellm.token_counter(model=model, messages=messages))
     except Exception: n = len(json.dumps(messages)) // 4
-    if model.startswith(("local/", "fake/")): return n, 0.0
+    if model.startswith(("local/", "fake/", "broken/")): return n, 0.0
     try: return n, float(sum(litellm.cost_per_token(model=model, prompt_tokens=n, completion_tokens=max_tokens)))
     except Exception: return n, None
 
@@ -612,13 +637,14 @@ class _Batch:
                 if schema is not None: p["response_format"] = _response_format(schema, m)
                 if p.get("response_format") is None: p.pop("response_format", None)
                 try:
-                    text, usage, lat = await _call(self.model, _with_schema_instruction(self.msgs[i], schema) if schema is not None
+                    text, usage, lat, finish = await _call(self.model, _with_schema_instruction(self.msgs[i], schema) if schema is not None
                                                    and m == "prompt" else self.msgs[i], p, self.retries, self.backoff, self.timeout)
                     budget.settle(est, usage)
                     if usage.get("cost") is None: budget.unpriced.add(self.model)
                     self.used_mode[key] = m
                     self.cache.put(dict(key=key, model=self.model, messages=self.msgs[i], params=self.params, text=text, usage=usage,
-                                        mode=m, latency=round(lat, 4), created=time.strftime("%Y-%m-%dT%H:%M:%S")))
+                                        mode=m, finish_reason=finish, latency=round(lat, 4),
+                                        created=time.strftime("%Y-%m-%dT%H:%M:%S")))
                 except Exception as e:
                     if schema is not None and _rejected_format(e) and m != "prompt":
                         if self.mode == m: self.mode = OUTPUT_MODES[OUTPUT_MODES.index(m) + 1]  # the server refused m
@@ -686,9 +712,11 @@ def _collect(keys, cache, errors, used_mode, schema, model, budget) -> list[LLMR
             parsed, perr = parse_structured(rec["text"], schema) if schema is not None else (None, None)
             fresh = k in new
             r = LLMResult(text=rec["text"], parsed=parsed, parse_error=perr, usage=rec.get("usage", {}), model=model, key=k,
-                          latency=rec.get("latency", 0.0) if fresh else 0.0, cached=not fresh, mode=rec.get("mode"))
+                          latency=rec.get("latency", 0.0) if fresh else 0.0, cached=not fresh, mode=rec.get("mode"),
+                          finish_reason=rec.get("finish_reason"))  # None in records written before it was kept
             new.discard(k)  # a duplicate request counts as one call
         out.append(r)
+        budget.truncated += r.truncated
         if r.status == "not_sent": budget.not_sent.append(r.error)
         elif r.status == "cached": budget.cached += 1
         elif r.status == "failed": budget.failed += 1
@@ -722,6 +750,32 @@ class FakeProvider(CustomLLM):
         model_response.model = model
         return model_response
     async def acompletion(self, *args, **kwargs): return await asyncio.to_thread(self.completion, *args, **kwargs)
+
+# %% ../nbs/00_llm.ipynb #42e416a3
+BROKEN_MODES = {"garbage": "prose without any JSON",
+                "truncated": "the start of a JSON answer, cut off (finish_reason 'length')",
+                "empty": 'empty content ""', "null": "content null (an EmptyAnswer failure)"}
+_GARBAGE = ("I am sorry, I cannot tell which of these is closer from the information given here; "
+            "the question would need more context about the experiment before anyone could answer it")
+_TRUNCATED = '{"reasoning": "Both profiles point to a shared stress response, with the strongest changes in'
+
+class BrokenProvider(CustomLLM):
+    "Provider `broken/<mode>` (`BROKEN_MODES`): every answer bad in one way; deterministic, instant, no key, no cost."
+    def completion(self, model, messages, api_base, custom_prompt_dict, model_response, *args, **kwargs):
+        mode = model.split("/")[-1]
+        if mode not in BROKEN_MODES:
+            raise LLMConfigError(f"unknown model broken/{mode}; the broken modes are {', '.join('broken/' + m for m in BROKEN_MODES)}")
+        text = {"garbage": _GARBAGE, "truncated": _TRUNCATED, "empty": "", "null": None}[mode]
+        n_in = len(str(messages)) // 4
+        n_out = int((kwargs.get("optional_params") or {}).get("max_tokens") or 64) if mode == "truncated" else len(text or "") // 4
+        model_response.choices[0].message.content = text
+        model_response.choices[0].finish_reason = "length" if mode == "truncated" else "stop"
+        model_response.usage = litellm.Usage(prompt_tokens=n_in, completion_tokens=n_out, total_tokens=n_in + n_out)
+        model_response.model = model
+        return model_response
+    async def acompletion(self, *args, **kwargs): return self.completion(*args, **kwargs)
+
+register_provider("broken", BrokenProvider())
 
 # %% ../nbs/00_llm.ipynb #001b7299
 def router_config(config, # a YAML file, a dict with 'model_list' (and optional 'router_settings'), or a model_list
