@@ -526,5 +526,5 @@ def record_regression(metrics:Mapping, section:str, params:Mapping, data_key:str
     new = pd.DataFrame([dict(section=section, params_key=key, data_key=data_key, task=k.split('/')[0], method=k.split('/')[1],
                              metric='/'.join(k.split('/')[2:]), value=v) for k, v in non_llm(metrics).items()])
     p.parent.mkdir(parents=True, exist_ok=True)
-    pd.concat([t, new], ignore_index=True).to_csv(p, sep='\t', index=False, float_format='%.17g')
+    pd.concat([x for x in (t, new) if len(x)] or [new], ignore_index=True).to_csv(p, sep='\t', index=False, float_format='%.17g')
     return len(new)
