@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .neighbours import snap  # scores are snapped before they are ranked (04_neighbours)
+
 # %% auto #0
 __all__ = ['GRAPH_SOURCES', 'KGraph', 'graph_from_edges', 'membership_graph', 'string_graph', 'go_graph', 'corum_graph',
            'geneset_graph', 'union_graph', 'NeighbourhoodUnion', 'graphs_for', 'kg_similarity', 'kg_neighbours',
@@ -40,7 +42,7 @@ class KGraph:
         "Neighbours of `gene` with their weights, strongest first (empty for an unknown gene)."
         if gene not in self.genes: return pd.Series(dtype=float)
         r = self.W[self.genes.get_loc(gene)]
-        return pd.Series(r.data, index=self.genes[r.indices]).sort_values(ascending=False, kind='stable')
+        return pd.Series(r.data, index=self.genes[r.indices]).iloc[np.argsort(-snap(r.data), kind='stable')]
     def subgraph(self, genes) -> 'KGraph':
         "The graph restricted to `genes` (those present)."
         idx = self.genes.get_indexer(pd.Index(genes).unique()); idx = idx[idx >= 0]
@@ -77,7 +79,7 @@ def _top_per_row(M:sp.spmatrix, top:int|None, seed:int|None=None) -> sp.csr_matr
     if top is None: return M
     C = M.tocoo()
     tie = np.random.default_rng(seed).random(C.nnz) if seed is not None else C.col
-    order = np.lexsort((tie, -C.data, C.row))
+    order = np.lexsort((tie, -snap(C.data), C.row))  # snapped: noise never reorders equal weights
     r = C.row[order]
     start = np.r_[0, np.flatnonzero(np.diff(r)) + 1] if len(r) else np.zeros(0, int)
     rank = np.arange(len(r)) - np.repeat(start, np.diff(np.r_[start, len(r)]))
@@ -302,7 +304,7 @@ def kg_neighbours(graph:KGraph, # the knowledge graph
         k = graph.cap
     else: S, cols, missing = _kg_sub(graph, queries, list(dict.fromkeys(train_perts)), on_missing)
     C = S.tocoo()
-    order = np.lexsort((np.random.default_rng(seed).random(C.nnz), -C.data, C.row))  # strongest first, random ties
+    order = np.lexsort((np.random.default_rng(seed).random(C.nnz), -snap(C.data), C.row))  # strongest first (snapped), seeded ties
     row, col, w = C.row[order], C.col[order], C.data[order]
     rank = np.arange(len(row)) - np.searchsorted(row, row)
     sel = rank < (k if k is not None else len(cols) + 1)

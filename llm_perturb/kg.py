@@ -13,7 +13,7 @@ import pandas as pd
 import scipy.sparse as sp
 import anndata as ad
 
-from .neighbours import (neighbour_predict, label_matrix, perturbqa_predict, perturbqa_cv, best_params,
+from .neighbours import (snap, neighbour_predict, label_matrix, perturbqa_predict, perturbqa_cv, best_params,
                                     membership_matrix, topk_precision, group_means, rowwise_pearson, _topk_rows)
 from .graphs import KGraph, NeighbourhoodUnion, kg_neighbours, kg_similarity
 from .select import cell_line_text, run_requests
@@ -161,7 +161,8 @@ def transfer_params(cv_tables:Mapping[str, pd.DataFrame], # cell line -> perturb
     if not others: raise ValueError(f"no line to tune on besides {holdout!r}; transfer needs PerturbQA files of at least two lines")
     t = pd.concat([cv_tables[l].assign(line=l) for l in others])
     t = t.assign(k=t.k.map(lambda v: -1 if v is None or (isinstance(v, float) and np.isnan(v)) else int(v)))
-    best = t.groupby(['k', 'alpha', 'gamma'])['mean'].mean().sort_values(ascending=False, kind='stable').index[0]
+    m = t.groupby(['k', 'alpha', 'gamma'])['mean'].mean()
+    best = m.index[np.argsort(-snap(m.to_numpy()), kind='stable')[0]]  # snapped: equal means keep the grid order
     return dict(k=None if best[0] < 0 else int(best[0]), alpha=float(best[1]), gamma=float(best[2]), tuned_on=others)
 
 # %% ../nbs/22_kg_neighbours.ipynb #1c0ea2fd
@@ -179,15 +180,14 @@ def evaluate_signatures(sigs:Mapping, # perturbation -> {'up_full': [...]} (load
     for tr_p, te_p in kfold_perturbations(perts, n_folds, seed):
         tr_p, te_p = list(tr_p), list(te_p)
         Mtr, Mte = M[[pidx[p] for p in tr_p]], M[[pidx[p] for p in te_p]]
-        freq = np.asarray(Mtr.mean(axis=0)).ravel()
-        tie = 1e-9 * freq
+        freq = np.asarray(Mtr.mean(axis=0)).ravel()  # decides ties of every method's scores (then the lower column)
         preds = {'mean': np.tile(freq, (len(te_p), 1))}
         J = (Mte @ Mtr.T).toarray()  # overlaps of the true sets: the oracle's similarity (uses the truth)
-        preds['oracle_knn'] = neighbour_predict(Mtr, sp.csr_matrix(_topk_rows(J + 1e-12, k) * 1.0)) + tie
+        preds['oracle_knn'] = neighbour_predict(Mtr, sp.csr_matrix(_topk_rows(J + 1e-12, k) * 1.0))
         for name, g in graphs.items():
-            preds[f'kg_{name}'] = neighbour_predict(Mtr, kg_neighbours(g, te_p, tr_p, k=k, seed=seed), train_names=tr_p) + tie
+            preds[f'kg_{name}'] = neighbour_predict(Mtr, kg_neighbours(g, te_p, tr_p, k=k, seed=seed), train_names=tr_p)
         for m, P in preds.items():
-            rows += [dict(method=m, perturbation=p, precision=v) for p, v in zip(te_p, topk_precision(P, Mte, top, ties='partition'))]
+            rows += [dict(method=m, perturbation=p, precision=v) for p, v in zip(te_p, topk_precision(P, Mte, top, tiebreak=freq))]
     return pd.DataFrame(rows)
 
 # %% ../nbs/22_kg_neighbours.ipynb #ae159c71

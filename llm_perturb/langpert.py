@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from .llm import DEFAULT_MODEL, json_values, parse_json, selection_schema
 from .data import data_path, normalize_symbols, symbol_map, perturbqa_cell_lines
-from .neighbours import neighbour_predict, label_matrix, rowwise_pearson
+from .neighbours import neighbour_predict, label_matrix, rowwise_pearson, snap
 from .select import plan_requests, request_usage, run_requests, unsent
 from .graphs import gene_facts
 
@@ -65,7 +65,7 @@ def prepare_candidates(train:Sequence[str], # training perturbations (the pool)
     if max_candidates is not None and len(pool) > max_candidates:
         if prior is not None:
             s = pd.Series(prior, dtype=float).reindex(pool).fillna(-np.inf).to_numpy()
-            keep = np.argsort(-s, kind="stable")[:max_candidates]
+            keep = np.argsort(-snap(s), kind="stable")[:max_candidates]
         else: keep = rng.choice(len(pool), max_candidates, replace=False)
         pool = [pool[i] for i in np.sort(keep)]
     if order == "alphabetical": return sorted(pool)
@@ -375,7 +375,7 @@ def ranked_by_similarity(S:np.ndarray, # queries × training similarity
                          k:int|None=None, # keep the k most similar (None: all with S > 0)
                         ) -> dict:
     "query -> training names by decreasing similarity (ties by training order)."
-    order = np.argsort(-S, axis=1, kind="stable")
+    order = np.argsort(-snap(S), axis=1, kind="stable")  # snapped: noise never reorders equal similarities
     if k is not None: order = order[:, :k]
     train = np.asarray(list(train), dtype=object)
     if k is not None: return {q: train[o].tolist() for q, o in zip(queries, order)}
@@ -434,7 +434,7 @@ def continuous_scores(pred, # queries × genes predictions (DataFrame or array)
     "Per query: MAE, MSE and Pearson r on the top-k DE genes of the true delta."
     P, T = np.asarray(pred, dtype=float), np.asarray(true, dtype=float)
     if P.shape != T.shape: raise ValueError(f"pred {P.shape} and true {T.shape} differ; align queries and genes")
-    idx = np.argsort(-np.abs(T), axis=1, kind="stable")[:, :k]
+    idx = np.argsort(-snap(np.abs(T)), axis=1, kind="stable")[:, :k]
     p, t = np.take_along_axis(P, idx, 1), np.take_along_axis(T, idx, 1)
     index = pred.index if isinstance(pred, pd.DataFrame) else None
     return pd.DataFrame({f"mae_top{k}": np.abs(p - t).mean(1), f"mse_top{k}": ((p - t) ** 2).mean(1),

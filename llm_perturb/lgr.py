@@ -33,7 +33,7 @@ from .data import (annotate_l1000_compounds, kfold_perturbations, l1000_de, l100
                               load_moabox, load_repurposing, load_signatures, read_tahoe_pseudobulk, tahoe_cell_lines,
                               top_k_down, top_k_up)
 from .llm import DEFAULT_MODEL, selection_schema
-from .neighbours import topk_precision
+from .neighbours import topk_precision, snap
 from .select import run_requests
 from .simulate import simulate_drug_responses
 
@@ -525,7 +525,7 @@ def _chem_knn(adata:ad.AnnData, fold:Fold, queries, k:int, similarity:str="cosin
     for i, q in enumerate(queries):
         if not has[q]: out.append(_mean_of([])); status.append("no_smiles"); continue
         s = np.where(cand == mols[q], -1.0, S[i])
-        nn = np.argsort(-s, kind="stable")[:min(k, int((s >= 0).sum()))]
+        nn = np.argsort(-snap(s), kind="stable")[:min(k, int((s >= 0).sum()))]
         out.append(group_weights([tr[mols[tr] == cand[j]] for j in nn], rank_weights(len(nn))))
         status.append("ok")
     return out, status
@@ -563,7 +563,7 @@ def chem_pool_neighbors(adata:ad.AnnData, fold:Fold, row:int, k:int=10) -> list[
     if not has[row] or not len(pr): return []
     names = adata.obs.perturbation.to_numpy()[pr]
     s = tanimoto(F[[row]], F[pr])[0]
-    order = np.lexsort((names, -s))  # most similar first, ties by name
+    order = np.lexsort((names, -snap(s)))  # most similar first (snapped), ties by name
     return list(dict.fromkeys(names[order]))[:k]
 
 def _lgr_weights(adata, fold, q, names, scheme):
@@ -669,15 +669,15 @@ def hvg_index(X, # profiles × genes (dense or sparse): the training deltas
         m = np.asarray(X.mean(0)).ravel()
         v = np.asarray(X.multiply(X).mean(0)).ravel() - m ** 2
     else: v = np.asarray(X, dtype=np.float64).var(0)
-    return np.sort(np.argsort(-v, kind="stable")[:min(n, len(v))])
+    return np.sort(np.argsort(-snap(v), kind="stable")[:min(n, len(v))])
 
 def topn_precision(P:np.ndarray, # queries × genes predicted scores
                    true_up:np.ndarray, true_down:np.ndarray, # queries × n true gene indices
                   ) -> dict[str, np.ndarray]:
     "Per query: overlap of the predicted top/bottom-n genes with the true signed top-n sets, / n (`neighbours.topk_precision`)."
     n = true_up.shape[1]
-    up = topk_precision(P, true_up, n, ties="partition")
-    down = topk_precision(P, true_down, n, ties="partition", largest=False)
+    up = topk_precision(P, true_up, n)  # snapped scores, ties by the lower gene index: the same sets on every CPU
+    down = topk_precision(P, true_down, n, largest=False)
     return {f"precision_at_{n}": (up + down) / 2, f"precision_up_at_{n}": up, f"precision_down_at_{n}": down}
 
 def continuous_scores(P:np.ndarray, T:np.ndarray) -> dict[str, np.ndarray]:

@@ -13,10 +13,22 @@ import scipy.sparse as sp
 import anndata as ad
 
 # %% auto #0
-__all__ = ['LLM_METHOD', 'neighbour_weights', 'neighbour_predict', 'neighbour_layer', 'LabelMatrix', 'label_matrix',
-           'neighbour_matrices', 'perturbqa_components', 'combine_scores', 'perturbqa_predict', 'perturbqa_auroc',
-           'perturbqa_cv', 'best_params', 'membership_matrix', 'topk_precision', 'group_means', 'rowwise_pearson',
-           'results_table', 'params_key', 'regression_path', 'non_llm', 'check_regression']
+__all__ = ['LLM_METHOD', 'REGRESSION_TOL', 'snap', 'neighbour_weights', 'neighbour_predict', 'neighbour_layer', 'LabelMatrix',
+           'label_matrix', 'neighbour_matrices', 'perturbqa_components', 'combine_scores', 'perturbqa_predict',
+           'perturbqa_auroc', 'perturbqa_cv', 'best_params', 'membership_matrix', 'topk_precision', 'group_means',
+           'rowwise_pearson', 'results_table', 'params_key', 'regression_path', 'non_llm', 'in_test',
+           'check_regression', 'record_regression']
+
+# %% ../nbs/04_neighbours.ipynb #63417cea
+def snap(x, # scores (array-like; non-float input is returned as an array, unchanged)
+         bits:int|None=None, # significant bits kept (default 34 for float64, about 10 decimal digits; 18 for float32)
+        ) -> np.ndarray:
+    "Scores rounded to `bits` significant bits with exact operations, so floating-point noise cannot decide a ranking."
+    a = np.asarray(x)
+    if not np.issubdtype(a.dtype, np.floating): return a
+    if bits is None: bits = 18 if a.dtype.itemsize <= 4 else 34
+    m, e = np.frexp(a)
+    return np.ldexp(np.round(m * 2.0 ** bits) / 2.0 ** bits, e).astype(a.dtype, copy=False)
 
 # %% ../nbs/04_neighbours.ipynb #be702c1a
 def _train_matrix(train_deltas, layer:str|None=None) -> tuple[np.ndarray|sp.spmatrix, list|None, list|None]:
@@ -204,9 +216,9 @@ def neighbour_matrices(neighbours, # dict test -> ranked list / {train: weight} 
     return Wt, Pr, unknown
 
 def _topk_rows(Pr:np.ndarray, k:int|None) -> np.ndarray:
-    "Boolean mask of each row's k largest positive entries of a dense matrix (ties by column)."
+    "Boolean mask of each row's k largest positive entries of a dense matrix (snapped; ties by column)."
     if k is None or k >= Pr.shape[1]: return Pr > 0
-    idx = np.argsort(-Pr, axis=1, kind='stable')[:, :k]
+    idx = np.argsort(-snap(Pr), axis=1, kind='stable')[:, :k]
     M = np.zeros(Pr.shape, bool); np.put_along_axis(M, idx, True, axis=1)
     return M & (Pr > 0)
 
@@ -241,7 +253,7 @@ def perturbqa_components(train_df:pd.DataFrame, # training pairs: pert, gene, la
     w = Wt[pi[row], j]
     keep = w > 0
     row, j, w, y = row[keep], j[keep], w[keep], yv[eid[keep] - 1]
-    pr = Pr[pi[row], j]
+    pr = snap(Pr[pi[row], j])  # snapped: noise in a weight never reorders neighbours
     if k is not None and len(row):  # top-k per pair: one lexsort, rank within each pair's run
         order = np.lexsort((j, -pr, row))
         row, y, w = row[order], y[order], w[order]
@@ -264,14 +276,14 @@ def combine_scores(comp:pd.DataFrame, # from `perturbqa_components`
                    gamma:float=0.0, # weight of the perturbation excess in the prior: prior = base + gamma * excess
                    fallback:str='base_rate', # no usable neighbour: the prior ('base_rate'), 'global' rate, or 'nan'
                   ) -> np.ndarray:
-    "Scores (num + alpha·prior) / (den + alpha) with prior = base + gamma·excess; the fallback where den = 0."
+    "Scores (num + alpha·prior) / (den + alpha) with prior = base + gamma·excess (snapped); the fallback where den = 0."
     if fallback not in ('base_rate', 'global', 'nan'): raise ValueError(f"fallback={fallback!r}; use 'base_rate', 'global' or 'nan'")
     if alpha < 0: raise ValueError(f"alpha={alpha}; the pseudo-count must be >= 0")
     prior = comp.base.to_numpy() + gamma * comp.excess.to_numpy()
     num, den = comp.num.to_numpy(), comp.den.to_numpy()
     fb = {'base_rate': prior, 'global': comp.glob.to_numpy(), 'nan': np.full(len(comp), np.nan)}[fallback]
     with np.errstate(invalid='ignore', divide='ignore'):
-        return np.where(den > 0, (num + alpha * prior) / (den + alpha), fb)
+        return snap(np.where(den > 0, (num + alpha * prior) / (den + alpha), fb))  # an AUROC ranks them: no noise
 
 def perturbqa_predict(train_df:pd.DataFrame, # training pairs: pert, gene, label
                       test_df:pd.DataFrame, # test pairs: pert, gene (label unused)
@@ -339,7 +351,8 @@ def perturbqa_cv(train_df:pd.DataFrame, # the training split: pert, gene, label
     r = pd.DataFrame(rows, columns=['k', 'alpha', 'gamma', 'fold', 'auroc'])
     out = r.groupby(['k', 'alpha', 'gamma']).auroc.agg(['mean', 'std']).reset_index()
     out['k'] = out.k.astype(object).where(out.k >= 0, None)
-    return out.sort_values('mean', ascending=False, kind='stable').reset_index(drop=True)
+    order = np.argsort(-snap(out['mean'].to_numpy()), kind='stable')  # best first; equal means keep the grid order
+    return out.iloc[order].reset_index(drop=True)
 
 def best_params(cv:pd.DataFrame) -> dict:
     "The best row of `perturbqa_cv` as keyword arguments of `perturbqa_predict`."
@@ -363,20 +376,19 @@ def membership_matrix(lists:Mapping[str, Sequence[str]], # item -> member genes
 def topk_precision(scores:np.ndarray, # m × G predicted scores
                    truth, # m × G 0/1 true sets (dense or sparse), or m × n integer indices of the true genes
                    k:int=100, # size of the predicted set
-                   ties:str='index', # 'index' (stable sort, lower column first) or 'partition' (np.argpartition)
                    largest:bool=True, # the k largest scores (False: the k smallest)
-                   tiebreak:np.ndarray|None=None, # per-gene score that decides ties first (scaled to add < 1e-9)
+                   tiebreak:np.ndarray|None=None, # per-gene (or m × G) score that decides ties of the scores, before the column
                    jaccard:bool=False, # also return the Jaccard index of the two sets
                   ) -> np.ndarray: # per row: |top-k ∩ true| / k  (and the Jaccard, when asked)
-    "Precision@k of each row's k best-scoring genes against its true set (optionally with the Jaccard)."
+    "Precision@k of each row's k best-scoring genes (snapped scores; ties: tiebreak, then lower column) against its true set."
     S = np.asarray(scores)
-    if ties not in ('index', 'partition'): raise ValueError(f"ties={ties!r}; use 'index' or 'partition'")
+    S = snap(S if np.issubdtype(S.dtype, np.floating) else S.astype(float))
     if not 1 <= k <= S.shape[1]: raise ValueError(f"k={k} but {S.shape[1]} genes are scored; use 1 <= k <= {S.shape[1]}")
-    if tiebreak is not None:
-        tb = np.asarray(tiebreak, dtype=float)
-        S = S.astype(float) + 1e-9 * tb[None, :] / max(1.0, np.abs(tb).max())
     O = -S if largest else S
-    top = np.argsort(O, axis=1, kind='stable')[:, :k] if ties == 'index' else np.argpartition(O, k - 1, axis=1)[:, :k]
+    if tiebreak is None: top = np.argsort(O, axis=1, kind='stable')[:, :k]
+    else:
+        tb = snap(np.broadcast_to(np.asarray(tiebreak, dtype=float), S.shape))
+        top = np.lexsort((-tb if largest else tb, O), axis=1)[:, :k]  # the score, then the tiebreak, then the column
     idx = not sp.issparse(truth) and np.issubdtype(np.asarray(truth).dtype, np.integer) and np.asarray(truth).shape != S.shape
     if idx:  # gene indices: mark the predicted set, look the true genes up in it
         m = np.zeros(S.shape, bool); np.put_along_axis(m, top, True, axis=1)
@@ -431,11 +443,12 @@ def results_table(metrics:Mapping, # flat 'task/method/metric' -> number
     return t
 
 # %% ../nbs/04_neighbours.ipynb #142a67e1
-import re, json, hashlib
+import os, re, json, hashlib
 from pathlib import Path
 
 LLM_METHOD = re.compile(r"^(langpert|lgr($|@(?!random))|kg_llm_)")  # kg_llm_edit, kg_llm_qa, ...
 _NOT_KEYED = ("out_dir", "cache_path", "api_base", "max_cost", "dry_run")
+REGRESSION_TOL = 1e-9  # absolute; see the prose above for why
 
 def params_key(params:Mapping) -> str:
     "A short hash of the parameters that decide a run's numbers (paths, server and cost settings left out)."
@@ -450,25 +463,68 @@ def non_llm(metrics:Mapping) -> dict:
     "The numbers of `metrics` whose method uses no LLM."
     return {k: v for k, v in metrics.items() if not LLM_METHOD.match(k.split('/')[1])}
 
+def in_test() -> bool:
+    "True inside `nbdev_test` (it sets IN_TEST=1): where a regression check asserts."
+    return os.environ.get('IN_TEST', '') not in ('', '0')
+
+def _regression_table(path) -> pd.DataFrame:
+    p = Path(path or regression_path())
+    if not p.exists(): return pd.DataFrame(columns=['section', 'params_key', 'data_key', 'task', 'method', 'metric', 'value'])
+    return pd.read_csv(p, sep='\t', dtype={'params_key': str, 'data_key': str}, keep_default_na=False, na_values=[''],
+                       float_precision='round_trip')  # the recorded digits, exactly
+
+# %% ../nbs/04_neighbours.ipynb #5e1c0a77
+def _compare(want:Mapping, got:Mapping, tol:float) -> dict:
+    f = lambda v: np.nan if v is None else float(v)
+    same = lambda a, b: abs(a - b) <= tol or (np.isnan(a) and np.isnan(b))
+    changed = [dict(key=k, recorded=f(want[k]), now=f(got[k])) for k in sorted(set(want) & set(got)) if not same(f(want[k]), f(got[k]))]
+    return dict(compared=len(want), changed=changed, missing=sorted(set(want) - set(got)), new=sorted(set(got) - set(want)))
+
 def check_regression(metrics:Mapping, # the run's flat metrics
                      section:str, # 'langpert', 'lgr' or 'kg_neighbours'
                      params:Mapping, # the run's parameters
+                     data_key:str|None=None, # `data.data_fingerprint` of the files the run read (None: not a recorded run)
+                     out_dir=None, # write regression.json here (beside results.json)
                      path=None, # the table (default: data/regression/neighbours_before.tsv)
-                     tol:float=1e-9, # absolute tolerance
-                    ) -> int|None: # numbers compared (None: not a recorded run)
-    "Assert that the run's non-LLM numbers equal the recorded ones (same keys, |difference| <= tol)."
-    t = pd.read_csv(path or regression_path(), sep='\t', dtype={'params_key': str})
-    t = t[t.section == section]
-    key = params_key(params)
-    if params.get('dry_run') or key not in set(t.params_key):
-        print(f"regression check skipped: no recorded {section} run with these parameters ({key})"); return None
-    want = {f"{r.task}/{r.method}/{r.metric}": r.value for r in t[t.params_key == key].itertuples()}
-    got = non_llm(metrics)
-    missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
-    f = lambda v: np.nan if v is None else float(v)
-    diff = [(k_, want[k_], got[k_]) for k_ in sorted(set(want) & set(got))
-            if not (abs(f(want[k_]) - f(got[k_])) <= tol or (np.isnan(f(want[k_])) and np.isnan(f(got[k_]))))]
-    assert not (missing or extra or diff), (f"{section}: {len(diff)} numbers changed, e.g. {diff[:3]}; "
-                                            f"missing {missing[:3]}; new {extra[:3]}")
-    print(f"regression check: {len(want)} non-LLM numbers of {section} unchanged (tol {tol})")
-    return len(want)
+                     tol:float=REGRESSION_TOL, # absolute tolerance
+                     strict:bool|None=None, # raise when numbers moved (default: only under nbdev_test, see `in_test`)
+                    ) -> dict: # status ('unchanged', 'changed', 'skipped'), reason, counts, every moved number
+    "Compare a run's non-LLM numbers with the recorded ones; print and write what moved; raise only under test."
+    t = _regression_table(path)
+    t, key = t[t.section == section], params_key(params)
+    rec = t[t.params_key == key]
+    rep = dict(section=section, params_key=key, data_key=data_key, tol=tol, status='skipped', reason='')
+    if params.get('dry_run'): rep['reason'] = 'a dry run computes no numbers'
+    elif rec.empty: rep['reason'] = f'no recorded {section} run with these parameters (params_key {key})'
+    elif data_key is None or data_key not in set(rec.data_key):
+        rep['reason'] = (f'the data differ from the recorded run (data_key {data_key}; recorded {sorted(set(rec.data_key))}): '
+                         'a data directory with other or more files than the bundle')
+    else:
+        want = {f"{r.task}/{r.method}/{r.metric}": r.value for r in rec[rec.data_key == data_key].itertuples()}
+        rep.update(_compare(want, non_llm(metrics), tol))
+        moved = rep['changed'] or rep['missing'] or rep['new']
+        rep['status'] = 'changed' if moved else 'unchanged'
+    if rep['status'] == 'skipped': msg = f"regression check: not a recorded run, skipped ({rep['reason']})"
+    elif rep['status'] == 'unchanged': msg = f"regression check: {rep['compared']} non-LLM numbers of {section} unchanged (tol {tol:g})"
+    else:
+        big = max((abs(c['now'] - c['recorded']) for c in rep['changed'] if c['now'] == c['now'] and c['recorded'] == c['recorded']), default=0)
+        msg = (f"regression check: {section}: {len(rep['changed'])} of {rep['compared']} numbers moved (largest |difference| "
+               f"{big:.3g}, tol {tol:g}), e.g. {[(c['key'], c['recorded'], c['now']) for c in rep['changed'][:3]]}; "
+               f"missing {rep['missing'][:3]}; new {rep['new'][:3]}")
+    print(msg)
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        (Path(out_dir) / 'regression.json').write_text(json.dumps(rep, indent=1, default=str) + '\n')
+    if (in_test() if strict is None else strict) and rep['status'] == 'changed': raise AssertionError(msg)
+    return rep
+
+def record_regression(metrics:Mapping, section:str, params:Mapping, data_key:str, path=None) -> int:
+    "Write the run's non-LLM numbers as the recorded ones of (section, parameters, data), replacing earlier rows; the count."
+    p = Path(path or regression_path())
+    t, key = _regression_table(p), params_key(params)
+    t = t[~((t.section == section) & (t.params_key == key))]
+    new = pd.DataFrame([dict(section=section, params_key=key, data_key=data_key, task=k.split('/')[0], method=k.split('/')[1],
+                             metric='/'.join(k.split('/')[2:]), value=v) for k, v in non_llm(metrics).items()])
+    p.parent.mkdir(parents=True, exist_ok=True)
+    pd.concat([x for x in (t, new) if len(x)] or [new], ignore_index=True).to_csv(p, sep='\t', index=False, float_format='%.17g')
+    return len(new)
