@@ -31,7 +31,7 @@ _VARIES = [re.compile(p, re.M) for p in (
     r"\d{4}-\d{2}-\d{2}([T _]\d{2}[:\-]?\d{2}([:\-]?\d{2}(\.\d+)?)?)?(Z|[+-]\d\d:?\d\d)?",  # dates, date-times
     r"\b\d{8}[T_-]?\d{4,6}\b",                                   # compact timestamps (run folder names)
     r"\b\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\b",                        # clock times, m:ss durations
-    r"[-+]?\d+(\.\d+)?([eE][-+]?\d+)?\s?(ms|µs|us|ns|s|sec|secs|seconds?|min|mins|minutes?|h|hours?)\b",  # durations
+    r"[-+]?\d+(\.\d+)?([eE][-+]?\d+)?[ ]?(ms|µs|us|ns|s|sec|secs|seconds?|min|mins|minutes?|h|hours?)\b",  # durations
     r"\bv?\d+\.\d+\.\d+[\w.+-]*",                                 # version strings
 )]
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
@@ -106,13 +106,14 @@ def _self_test():
     varies = ("took 3.2 s at 2026-11-24 19:41:02, elapsed 00:41, 12ms; <object at 0x7f3a2b>; /tmp/tmpab12/x.csv; "
               "numpy 2.4.6; run 20261124T194102-reproduce\n 40%|████      | 4/10 [00:02<00:03, 2.1it/s]\n")
     assert numbers(varies) == [], numbers(varies)
+    assert [x for x, _ in numbers("mean 0.5\nstd 0.25\nmin 0.1\nmax 2 h")] == [0.5, 0.25, 0.1]  # a row named min is no duration
     assert [x for x, _ in numbers("l1000_a375/pearson/aurecall: 0.444, top100 n=177 -1.5e-3")] == [0.444, 177, -1.5e-3]
     assert compare(nb((out(table), False)), nb((out("0.1"), False)))[0] == 0        # a cell that did not run
     assert compare(nb((out("warning 1"), True)), nb((out("warning 2", "stderr"), True)))[1] != []   # shown: 1 vs nothing
     assert compare(nb((out("warning 1", "stderr"), True)), nb((out("warning 2", "stderr"), True)))[1] == []  # stderr ignored
     styler = {"output_type": "display_data", "data": {"text/html": "<style>#T_ab1 td {width: 10px}</style><td>0.25</td>"}}
     assert [x for x, _ in numbers(cell_texts([styler])["shown"])] == [0.25]
-    print("stored_outputs self-test: 11 rules checked")
+    print("stored_outputs self-test: 12 rules checked")
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
