@@ -17,7 +17,8 @@ Rules (kept few on purpose):
 - What is compared is the sequence of numbers left in each text (a number glued to letters or `_`, as in
   `l1000` or `top100`, is part of a name, not a number). Two sequences agree when they have the same length
   and every pair agrees within |stored - fresh| <= 1e-9 + 1e-4 * max(|stored|, |fresh|): well below the
-  precision any table here is printed at, well above floating-point noise.
+  precision any table here is printed at, well above floating-point noise. A cell with no stored output at all
+  (added or changed since the notebook was last stored) disagrees when a fresh run shows numbers.
 Exit status 1 when a cell disagrees; the report names notebook, cell and the first differing numbers.
 """
 import argparse, html, json, re, sys
@@ -83,7 +84,9 @@ def compare(stored_nb: dict, fresh_nb: dict) -> tuple[int, list[str]]:
         n += 1
         st, fr = cell_texts(s.get("outputs", [])), cell_texts(c.get("outputs", []))
         for what in ("printed", "shown"):
-            d = first_difference(numbers(st[what]), numbers(fr[what]))
+            a, b = numbers(st[what]), numbers(fr[what])
+            d = first_difference(a, b)
+            if d and not s.get("outputs"): d = f"no stored output; a fresh run shows {len(b)} numbers, first {b[0][0]:g} ('{b[0][1]}')"
             if d: diffs.append(f"cell {i} (id {c['id']}, {what}): {d}")
     return n, diffs
 
@@ -103,6 +106,7 @@ def _self_test():
     assert compare(nb((out("1.00001"), True)), nb((out("1.00002"), True)))[1] == []  # within 1e-4 relative
     assert compare(nb((out("0.0"), True)), nb((out("1e-17"), True)))[1] == []       # noise around zero
     assert "stored shows 2 numbers, fresh 3" in compare(nb((out("1 2"), True)), nb((out("1 2 3"), True)))[1][0]
+    assert "no stored output; a fresh run shows 1 numbers" in compare(nb(([], True)), nb((out("0.5"), True)))[1][0]
     varies = ("took 3.2 s at 2026-11-24 19:41:02, elapsed 00:41, 12ms; <object at 0x7f3a2b>; /tmp/tmpab12/x.csv; "
               "numpy 2.4.6; run 20261124T194102-reproduce\n 40%|████      | 4/10 [00:02<00:03, 2.1it/s]\n")
     assert numbers(varies) == [], numbers(varies)
@@ -113,7 +117,7 @@ def _self_test():
     assert compare(nb((out("warning 1", "stderr"), True)), nb((out("warning 2", "stderr"), True)))[1] == []  # stderr ignored
     styler = {"output_type": "display_data", "data": {"text/html": "<style>#T_ab1 td {width: 10px}</style><td>0.25</td>"}}
     assert [x for x, _ in numbers(cell_texts([styler])["shown"])] == [0.25]
-    print("stored_outputs self-test: 12 rules checked")
+    print("stored_outputs self-test: 13 rules checked")
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
