@@ -8,6 +8,8 @@ numbers the same cells showed when `.ci/nbtest.py` executed them in this CI run.
 Rules (kept few on purpose):
 - Cells are matched by cell id. A cell is compared only when it ran in the fresh run (`metadata.ci_executed`:
   cells flagged `slow`, `#| eval: false` cells and cells after a failure did not run).
+  A cell whose outputs legitimately differ from run to run (timing, thread scheduling) says so in a comment of its
+  own, `# outputs vary: <why>`, and is not compared.
 - Per cell, two texts are compared separately: what it printed (stdout streams, concatenated) and what it shown
   (execute_result / display_data: text/plain, else text/markdown, else text/html without tags). stderr (warnings,
   logs, progress bars), errors, images and widgets are not compared.
@@ -36,6 +38,7 @@ _VARIES = [re.compile(p, re.M) for p in (
     r"\bv?\d+\.\d+\.\d+[\w.+-]*",                                 # version strings
 )]
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+_VARY_MARK = re.compile(r"#\s*outputs vary:\s*\S")  # a cell's own statement that its outputs differ between runs
 _TAGS = re.compile(r"<style.*?</style>|<script.*?</script>|<[^>]+>", re.S)
 
 
@@ -81,6 +84,7 @@ def compare(stored_nb: dict, fresh_nb: dict) -> tuple[int, list[str]]:
     for c in fresh_nb["cells"]:
         if c["cell_type"] != "code" or not c.get("metadata", {}).get("ci_executed") or c.get("id") not in stored: continue
         i, s = stored[c["id"]]
+        if _VARY_MARK.search(_text(c.get("source"))): continue
         n += 1
         st, fr = cell_texts(s.get("outputs", [])), cell_texts(c.get("outputs", []))
         for what in ("printed", "shown"):
@@ -115,9 +119,11 @@ def _self_test():
     assert compare(nb((out(table), False)), nb((out("0.1"), False)))[0] == 0        # a cell that did not run
     assert compare(nb((out("warning 1"), True)), nb((out("warning 2", "stderr"), True)))[1] != []   # shown: 1 vs nothing
     assert compare(nb((out("warning 1", "stderr"), True)), nb((out("warning 2", "stderr"), True)))[1] == []  # stderr ignored
+    marked = nb((out("0.3"), True)); marked["cells"][0]["source"] = "f()  # outputs vary: thread scheduling\n"
+    assert compare(nb((out("0.1"), True)), marked) == (0, [])
     styler = {"output_type": "display_data", "data": {"text/html": "<style>#T_ab1 td {width: 10px}</style><td>0.25</td>"}}
     assert [x for x, _ in numbers(cell_texts([styler])["shown"])] == [0.25]
-    print("stored_outputs self-test: 13 rules checked")
+    print("stored_outputs self-test: 14 rules checked")
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
