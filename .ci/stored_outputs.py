@@ -9,7 +9,7 @@ Rules (kept few on purpose):
 - Cells are matched by cell id. A cell is compared only when it ran in the fresh run (`metadata.ci_executed`:
   cells flagged `slow`, `#| eval: false` cells and cells after a failure did not run).
   A cell whose outputs legitimately differ from run to run (timing, thread scheduling) says so in a comment of its
-  own, `# outputs vary: <why>`, and is not compared.
+  own, `# outputs vary: <why>`, and is not compared. Nor is a cell that raised in the fresh run (its notebook's test fails).
 - Per cell, two texts are compared separately: what it printed (stdout streams, concatenated) and what it shown
   (execute_result / display_data: text/plain, else text/markdown, else text/html without tags). stderr (warnings,
   logs, progress bars), errors, images and widgets are not compared.
@@ -85,6 +85,7 @@ def compare(stored_nb: dict, fresh_nb: dict) -> tuple[int, list[str]]:
         if c["cell_type"] != "code" or not c.get("metadata", {}).get("ci_executed") or c.get("id") not in stored: continue
         i, s = stored[c["id"]]
         if _VARY_MARK.search(_text(c.get("source"))): continue
+        if any(o.get("output_type") == "error" for o in c.get("outputs", [])): continue  # raised: its test fails already
         n += 1
         st, fr = cell_texts(s.get("outputs", [])), cell_texts(c.get("outputs", []))
         for what in ("printed", "shown"):
@@ -119,11 +120,13 @@ def _self_test():
     assert compare(nb((out(table), False)), nb((out("0.1"), False)))[0] == 0        # a cell that did not run
     assert compare(nb((out("warning 1"), True)), nb((out("warning 2", "stderr"), True)))[1] != []   # shown: 1 vs nothing
     assert compare(nb((out("warning 1", "stderr"), True)), nb((out("warning 2", "stderr"), True)))[1] == []  # stderr ignored
+    raised = nb((out("Traceback 1 2", "printed") + [{"output_type": "error", "ename": "AssertionError"}], True))
+    assert compare(nb((out("regression check: 102 numbers", "printed"), True)), raised) == (0, [])
     marked = nb((out("0.3"), True)); marked["cells"][0]["source"] = "f()  # outputs vary: thread scheduling\n"
     assert compare(nb((out("0.1"), True)), marked) == (0, [])
     styler = {"output_type": "display_data", "data": {"text/html": "<style>#T_ab1 td {width: 10px}</style><td>0.25</td>"}}
     assert [x for x, _ in numbers(cell_texts([styler])["shown"])] == [0.25]
-    print("stored_outputs self-test: 14 rules checked")
+    print("stored_outputs self-test: 15 rules checked")
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
