@@ -17,13 +17,13 @@ from scipy.spatial.distance import pdist
 from sklearn import metrics as skm
 
 # %% auto #0
-__all__ = ['METRICS', 'RESULT_COLUMNS', 'global_correlation', 'cluster', 'purity', 'ari', 'ami', 'recall_curve', 'recall_at_k',
-           'aurecall', 'self_consistency', 'pearson_delta', 'mae', 'mse', 'top_de', 'mae_top_de', 'mse_top_de',
-           'pearson_top_de', 'sign_accuracy', 'cosine', 'r2', 'retrieval', 'average_precision', 'auroc',
+__all__ = ['METRICS', 'ENV_PACKAGES', 'RESULT_COLUMNS', 'global_correlation', 'cluster', 'purity', 'ari', 'ami', 'recall_curve',
+           'recall_at_k', 'aurecall', 'self_consistency', 'pearson_delta', 'mae', 'mse', 'top_de', 'mae_top_de',
+           'mse_top_de', 'pearson_top_de', 'sign_accuracy', 'cosine', 'r2', 'retrieval', 'average_precision', 'auroc',
            'auroc_per_gene', 'spearman_brown', 'reproducibility', 'Metric', 'mean_sem', 'ttest_1samp', 'ttest_2samp',
            'wilcoxon_paired', 'auroc_per_gene_bootstrap', 'bootstrap_interval', 'auroc_per_gene_ci', 'paired_bootstrap',
-           'resolve_out_dir', 'result_rows', 'check_table', 'write_results', 'read_results', 'save_table',
-           'save_figure', 'metrics_frame']
+           'resolve_out_dir', 'environment', 'result_rows', 'check_table', 'write_results', 'read_results',
+           'save_table', 'save_figure', 'metrics_frame']
 
 # %% ../nbs/02_metrics.ipynb #1407bb45
 def _array(x, name:str, ndim:int|None=None, finite:bool=True) -> np.ndarray:
@@ -553,6 +553,21 @@ def _llm_usage(llm) -> dict:
             raise ValueError(f"llm[{k!r}] is {v!r}; usage counts must be numbers (cost may be None when unknown)")
     return usage | {k: _jsonable(llm[k], f"llm[{k!r}]") for k in _LLM_EXTRA if k in llm}
 
+# %% ../nbs/02_metrics.ipynb #2e72bd73
+ENV_PACKAGES = ("numpy", "scipy", "pandas", "scikit-learn", "anndata", "scanpy", "litellm", "llama-cpp-python",
+                "torch", "llm_perturb")
+
+def environment(
+    packages=ENV_PACKAGES, # distribution names whose installed versions are recorded
+) -> dict: # {"python": ..., "platform": ..., "packages": {name: version, or None when not installed}}
+    "The Python version, platform and installed package versions of this process, as `results.json` records them."
+    from importlib.metadata import version, PackageNotFoundError
+    import platform
+    def _version(name):
+        try: return version(name)
+        except PackageNotFoundError: return None
+    return {"python": platform.python_version(), "platform": platform.platform(), "packages": {n: _version(n) for n in packages}}
+
 # %% ../nbs/02_metrics.ipynb #d7685196
 RESULT_COLUMNS = ["section", "task", "dataset", "data", "cell_line", "split", "method", "uses_llm", "model", "metric",
                   "value", "n", "ci_low", "ci_high", "seed"]
@@ -608,7 +623,7 @@ def write_results(
     extra:Mapping|None=None, # anything else, stored under "extra"
     table:pd.DataFrame|None=None, # the tidy results table (RESULT_COLUMNS), written to results.csv
 ) -> dict: # what was written
-    "Validate and write `out_dir/results.json` (and `results.csv` from `table`) in the DESIGN.md schema; return the dict."
+    "Validate and write `out_dir/results.json` (and `results.csv` from `table`) in the DESIGN.md schema, with this run's `environment()`; return the dict."
     if not isinstance(simulated, (bool, np.bool_)): raise TypeError(f"simulated must be True or False, got {simulated!r}")
     if model is not None and not isinstance(model, str): raise TypeError(f"model must be a litellm model string or None, got {model!r}")
     if table is not None: table = check_table(table, section)
@@ -616,7 +631,8 @@ def write_results(
         if table is None: raise ValueError("give metrics, a table, or both")
         metrics = _metrics_of(table)
     res = {"section": section, "model": model, "data": _jsonable(dict(data or {}), "data"), "simulated": bool(simulated),
-           "params": _jsonable(dict(params or {}), "params"), "llm": _llm_usage(llm), "metrics": _check_metrics(metrics)}
+           "params": _jsonable(dict(params or {}), "params"), "llm": _llm_usage(llm), "metrics": _check_metrics(metrics),
+           "environment": environment()}
     if extra is not None: res["extra"] = _jsonable(extra, "extra")
     out = resolve_out_dir(out_dir, section)
     if table is not None: table.to_csv(out / "results.csv", index=False)
