@@ -1,7 +1,8 @@
 """The checks of one `.ci/broken_llm` run: python .ci/broken_llm_check.py SECTION MODE OUT_DIR EXIT_CODE SECONDS.
 Exits non-zero, naming what is wrong, unless the run finished, wrote results.json and results.csv, wrote the section's
 failure rate (or its equivalent) as 1.0 for every LLM method, cost nothing, and counted (and said) the answers cut at
-max_tokens exactly in the truncated mode."""
+max_tokens exactly for the truncated answers (all of them in mode truncated, every third from the second on in mode
+mixed, which takes turns garbage, truncated, empty), and said so."""
 import json, re, sys
 from pathlib import Path
 
@@ -22,8 +23,10 @@ def check(s:str, m:str, out:Path, rc:int) -> str:
     assert all(v == 1.0 for v in rates.values()), f"every answer was bad, yet not every failure rate is 1.0: {rates}"
     u = r["llm"]
     assert u["calls"] > 0 and u["cost"] == 0.0, f"expected some calls at no cost: {u}"
-    if m == "truncated":
-        assert u.get("truncated") == u["calls"], f"{u.get('truncated')} of {u['calls']} answers counted as cut at max_tokens"
+    cut = {"truncated": u["calls"], "mixed": (u["calls"] + 1) // 3}.get(m, 0)  # calls 1, 4, 7, ... of mixed are cut
+    if m == "mixed": assert u["calls"] >= 3, f"only {u['calls']} call(s): broken/mixed needs 3 to meet every kind of answer"
+    if cut:
+        assert u.get("truncated") == cut, f"{u.get('truncated')} of {u['calls']} answers counted as cut at max_tokens, expected {cut}"
         assert "cut at max_tokens" in log, "the run summary does not say that answers were cut at max_tokens"
     else: assert u.get("truncated") == 0, f"answers counted as cut at max_tokens in mode {m}: {u}"
     return f"{len(rates)} rate(s) = 1.0; llm " + ", ".join(f"{k} {u.get(k)}" for k in ("calls", "invalid", "failed", "truncated"))

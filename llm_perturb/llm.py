@@ -15,7 +15,7 @@ __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not look for the network at import
-import asyncio, concurrent.futures, hashlib, importlib.util, json, random, re, signal, subprocess, sys, threading, time
+import asyncio, concurrent.futures, hashlib, importlib.util, itertools, json, random, re, signal, subprocess, sys, threading, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any, Callable
@@ -754,17 +754,21 @@ class FakeProvider(CustomLLM):
 # %% ../nbs/00_llm.ipynb #42e416a3
 BROKEN_MODES = {"garbage": "prose without any JSON",
                 "truncated": "the start of a JSON answer, cut off (finish_reason 'length')",
-                "empty": 'empty content ""', "null": "content null (an EmptyAnswer failure)"}
+                "empty": 'empty content ""', "null": "content null (an EmptyAnswer failure)",
+                "mixed": "garbage, truncated and empty in turn: call i of the process answers as mode i mod 3"}
+_MIXED = ("garbage", "truncated", "empty")
 _GARBAGE = ("I am sorry, I cannot tell which of these is closer from the information given here; "
             "the question would need more context about the experiment before anyone could answer it")
 _TRUNCATED = '{"reasoning": "Both profiles point to a shared stress response, with the strongest changes in'
 
 class BrokenProvider(CustomLLM):
     "Provider `broken/<mode>` (`BROKEN_MODES`): every answer bad in one way; deterministic, instant, no key, no cost."
+    def __init__(self): super().__init__(); self._turn = itertools.count()
     def completion(self, model, messages, api_base, custom_prompt_dict, model_response, *args, **kwargs):
         mode = model.split("/")[-1]
         if mode not in BROKEN_MODES:
             raise LLMConfigError(f"unknown model broken/{mode}; the broken modes are {', '.join('broken/' + m for m in BROKEN_MODES)}")
+        if mode == "mixed": mode = _MIXED[next(self._turn) % len(_MIXED)]  # itertools.count: one turn per call
         text = {"garbage": _GARBAGE, "truncated": _TRUNCATED, "empty": "", "null": None}[mode]
         n_in = len(str(messages)) // 4
         n_out = int((kwargs.get("optional_params") or {}).get("max_tokens") or 64) if mode == "truncated" else len(text or "") // 4
