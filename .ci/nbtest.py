@@ -10,7 +10,7 @@ nbdev's shell would fit tables to a terminal's width), the notebook is written t
 outputs of this run and `metadata.ci_executed` (true / false: skipped, or not reached after an exception), so that
 `.ci/stored_outputs.py` can compare the committed outputs with a fresh run.
 """
-import argparse, json, os, sys
+import argparse, json, os, sys, time
 from pathlib import Path
 from fastcore.foundation import working_directory
 from nbdev.config import get_config
@@ -21,8 +21,8 @@ from execnb.nbio import nb2dict
 from execnb.shell import CaptureShell
 
 
-def run(fn: Path, force_flags: list[str]) -> tuple[bool, dict]:
-    "Run `fn` as nbdev.test.test_nb does; return (passed, {cell id: outputs of the cells that ran})."
+def run(fn: Path, force_flags: list[str], secs: dict) -> tuple[bool, dict]:
+    "Run `fn` as nbdev.test.test_nb does; return (passed, {cell id: outputs of the cells that ran}); seconds per cell in `secs`."
     cfg = get_config()
     flags = set(cfg.tst_flags.split()) - set(force_flags)
     sys.path.insert(0, str(cfg.config_path))
@@ -41,14 +41,15 @@ def run(fn: Path, force_flags: list[str]) -> tuple[bool, dict]:
     try:  # pandas formats tables as in a Jupyter kernel, not fitted to this (terminal-less) process's width
         import pandas as pd; pd.set_option("display.max_columns", 20)
     except ImportError: pass
-    ran = {}
-    def _post(cell): ran[cell.id] = nb2dict(cell.get("outputs", []))
+    ran, t0 = {}, [time.perf_counter()]
+    def _pre(cell): t0[0] = time.perf_counter(); return _no_eval(cell)
+    def _post(cell): ran[cell.id] = nb2dict(cell.get("outputs", [])); secs[cell.id] = time.perf_counter() - t0[0]
     for cell in nb.cells:
         if cell.cell_type == "code": cell.outputs = []  # CaptureShell leaves a cell's old outputs when it prints nothing
     k = CaptureShell(fn)
     try:
         with working_directory(fn.parent):
-            k.run_all(nb, exc_stop=True, preproc=_no_eval, postproc=_post)
+            k.run_all(nb, exc_stop=True, preproc=_pre, postproc=_post)
         return True, ran
     except BaseException:
         sys.stderr.write(k.prettytb(fname=fn) + "\n")
@@ -62,7 +63,8 @@ def main():
     a = p.parse_args()
     fn = a.notebook.absolute()
     with working_directory(get_config().nbs_path):  # nbdev_test runs from nbs/
-        passed, ran = run(fn, a.flags.split())
+        start, secs = time.perf_counter(), {}
+        passed, ran = run(fn, a.flags.split(), secs)
     nb = json.loads(fn.read_text(encoding="utf-8"))
     for c in nb["cells"]:
         if c["cell_type"] != "code": continue
@@ -70,7 +72,9 @@ def main():
         c["outputs"] = ran.get(c.get("id"), [])
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(("passed" if passed else "FAILED") + f": {fn.name} ({len(ran)} code cells ran)")
+    print(("passed" if passed else "FAILED") + f": {fn.name} ({len(ran)} code cells ran, {time.perf_counter() - start:.0f} s)")
+    first = {c.get("id"): next((l for l in "".join(c["source"]).splitlines() if not l.startswith("#|")), "").strip()[:70] for c in nb["cells"]}
+    for i, s in sorted(secs.items(), key=lambda x: -x[1])[:5]: print(f"  {s:6.1f} s  cell {i}: {first.get(i, '')}")
     sys.exit(0 if passed else 1)
 
 

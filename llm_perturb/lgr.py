@@ -530,11 +530,22 @@ def _chem_knn(adata:ad.AnnData, fold:Fold, queries, k:int, similarity:str="cosin
         status.append("ok")
     return out, status
 
+_PCA_LAST = {}  # the last PCA fit: pca_ridge and pca_ridge@cell_line fit the same one on the same training rows
+
+def _fit_pca(adata, tr, n_comp):
+    "(PCA fitted on adata.X[tr], its scores), reused when the same data object and rows ask again (same numbers)."
+    from sklearn.decomposition import PCA
+    key = (adata.X, n_comp, tr.tobytes())
+    if _PCA_LAST.get("key") is None or not (_PCA_LAST["key"][0] is key[0] and _PCA_LAST["key"][1:] == key[1:]):
+        Y = adata.X[tr]
+        pca = PCA(n_comp, svd_solver="arpack" if sp.issparse(Y) else "full", random_state=0).fit(Y)
+        _PCA_LAST.update(key=key, fit=(pca, pca.transform(Y)))
+    return _PCA_LAST["fit"]
+
 def pca_ridge_predict(adata:ad.AnnData, fold:Fold, queries, n_pcs:int=50, alpha:float=1.0,
                       cell_line_term:bool=False, # add a one-hot of the training cell lines to the features (the project's addition)
                      ) -> tuple[np.ndarray, list]:
     "PCA of training profiles, ridge from the Morgan fingerprint (the paper; + one-hot line if asked) to PCA scores, inverse transform."
-    from sklearn.decomposition import PCA
     from sklearn.linear_model import Ridge
     F, has = _row_fingerprints(adata)
     tr = np.flatnonzero(fold.train & has)
@@ -544,10 +555,9 @@ def pca_ridge_predict(adata:ad.AnnData, fold:Fold, queries, n_pcs:int=50, alpha:
     lines = np.array(sorted(set(adata.obs.cell_line.to_numpy()[tr])))
     onehot = (adata.obs.cell_line.to_numpy()[:, None] == lines[None, :]).astype(np.float32)
     feats = np.hstack([F.astype(np.float32), onehot]) if cell_line_term else F.astype(np.float32)
-    Y = adata.X[tr]
-    n_comp = max(1, min(n_pcs, len(tr) - 1, Y.shape[1] - 1))
-    pca = PCA(n_comp, svd_solver="arpack" if sp.issparse(Y) else "full", random_state=0).fit(Y)
-    reg = Ridge(alpha=alpha).fit(feats[tr], pca.transform(Y))
+    n_comp = max(1, min(n_pcs, len(tr) - 1, adata.n_vars - 1))
+    pca, Z = _fit_pca(adata, tr, n_comp)
+    reg = Ridge(alpha=alpha).fit(feats[tr], Z)
     queries = np.asarray(queries)
     P = np.zeros((len(queries), adata.n_vars), np.float32)
     ok = has[queries]

@@ -14,9 +14,9 @@ import anndata as ad
 
 # %% auto #0
 __all__ = ['LLM_METHOD', 'REGRESSION_TOL', 'snap', 'neighbour_weights', 'neighbour_predict', 'neighbour_layer', 'LabelMatrix',
-           'label_matrix', 'neighbour_matrices', 'perturbqa_components', 'combine_scores', 'perturbqa_predict',
-           'perturbqa_auroc', 'perturbqa_cv', 'best_params', 'membership_matrix', 'topk_precision', 'group_means',
-           'rowwise_pearson', 'results_table', 'params_key', 'regression_path', 'non_llm', 'in_test',
+           'label_matrix', 'neighbour_matrices', 'smallest_k_mask', 'perturbqa_components', 'combine_scores',
+           'perturbqa_predict', 'perturbqa_auroc', 'perturbqa_cv', 'best_params', 'membership_matrix', 'topk_precision',
+           'group_means', 'rowwise_pearson', 'results_table', 'params_key', 'regression_path', 'non_llm', 'in_test',
            'check_regression', 'record_regression']
 
 # %% ../nbs/04_neighbours.ipynb #63417cea
@@ -215,11 +215,20 @@ def neighbour_matrices(neighbours, # dict test -> ranked list / {train: weight} 
             Wt[i, j], Pr[i, j] = w_, (len(names) - r if ranked else w_)
     return Wt, Pr, unknown
 
+def smallest_k_mask(O:np.ndarray, # m × G scores (snap them first)
+                    k:int) -> np.ndarray:
+    "Boolean mask of each row's k smallest entries, ties to the lower column, NaN last: a stable argsort's first k, in O(G)."
+    if np.isnan(O).any():  # rare: the stable sort places NaN exactly
+        M = np.zeros(O.shape, bool); np.put_along_axis(M, np.argsort(O, axis=1, kind='stable')[:, :k], True, axis=1)
+        return M
+    kth = np.partition(O, k - 1, axis=1)[:, [k - 1]]  # the k-th smallest value: a value, whatever the algorithm
+    below, tied = O < kth, O == kth
+    return below | (tied & (np.cumsum(tied, axis=1) <= k - below.sum(1, keepdims=True)))
+
 def _topk_rows(Pr:np.ndarray, k:int|None) -> np.ndarray:
     "Boolean mask of each row's k largest positive entries of a dense matrix (snapped; ties by column)."
     if k is None or k >= Pr.shape[1]: return Pr > 0
-    idx = np.argsort(-snap(Pr), axis=1, kind='stable')[:, :k]
-    M = np.zeros(Pr.shape, bool); np.put_along_axis(M, idx, True, axis=1)
+    M = smallest_k_mask(-snap(Pr), k)
     return M & (Pr > 0)
 
 # %% ../nbs/04_neighbours.ipynb #06713d1b
@@ -385,18 +394,19 @@ def topk_precision(scores:np.ndarray, # m × G predicted scores
     S = snap(S if np.issubdtype(S.dtype, np.floating) else S.astype(float))
     if not 1 <= k <= S.shape[1]: raise ValueError(f"k={k} but {S.shape[1]} genes are scored; use 1 <= k <= {S.shape[1]}")
     O = -S if largest else S
-    if tiebreak is None: top = np.argsort(O, axis=1, kind='stable')[:, :k]
+    if tiebreak is None: m = smallest_k_mask(O, k)
     else:
         tb = snap(np.broadcast_to(np.asarray(tiebreak, dtype=float), S.shape))
         top = np.lexsort((-tb if largest else tb, O), axis=1)[:, :k]  # the score, then the tiebreak, then the column
-    idx = not sp.issparse(truth) and np.issubdtype(np.asarray(truth).dtype, np.integer) and np.asarray(truth).shape != S.shape
-    if idx:  # gene indices: mark the predicted set, look the true genes up in it
         m = np.zeros(S.shape, bool); np.put_along_axis(m, top, True, axis=1)
+    idx = not sp.issparse(truth) and np.issubdtype(np.asarray(truth).dtype, np.integer) and np.asarray(truth).shape != S.shape
+    if idx:  # gene indices: look the true genes up in the predicted set
         T_idx = np.asarray(truth)
         hit, n_true = np.take_along_axis(m, T_idx, 1).sum(1), np.full(len(S), T_idx.shape[1])
     else:
         T = sp.csr_matrix(truth)
-        hit = np.asarray(T[np.repeat(np.arange(len(S)), k), top.ravel()]).reshape(len(S), k).sum(1)
+        rows = np.repeat(np.arange(len(S)), np.diff(T.indptr))
+        hit = np.bincount(rows, weights=T.data * m[rows, T.indices], minlength=len(S))
         n_true = np.asarray(T.sum(axis=1)).ravel()
     prec = hit / k
     return (prec, hit / (k + n_true - hit)) if jaccard else prec
