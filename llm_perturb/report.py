@@ -22,7 +22,7 @@ __all__ = ['METRIC_ALIASES', 'PAPER_COLUMNS', 'PAPERS', 'VERDICTS', 'CLAIM_COLUM
            'value_verdict', 'claims', 'figure_data', 'paper_figure', 'overview', 'results_table', 'figure_html',
            'table_html', 'claims_summary', 'claims_html', 'details_html', 'slug', 'png_small', 'img_html',
            'overview_html', 'paper_html', 'run_numbers', 'run_html', 'header_html', 'report_notebook_path',
-           'report_template', 'to_html', 'write_report', 'print_table', 'plan_table', 'print_plan']
+           'report_template', 'to_html', 'write_report', 'print_table', 'plan_table', 'weights_notes', 'print_plan']
 
 # %% ../nbs/99_report.ipynb #382d980d
 class ReportError(ValueError):
@@ -846,15 +846,27 @@ def plan_table(dirs, # run folders of a dry run
             for d in dirs for res in [_json(Path(d) / "results.json")] for row in (res.get("llm") or {}).get("plan", [])]
     return pd.DataFrame(rows, columns=_PLAN)
 
+def weights_notes(models, # model strings of a plan
+                 ) -> list[str]:
+    "A note per embedded model (`local/...`) whose weights are not installed: a dry run plans without them, a real run needs them."
+    from llm_perturb.llm import model_file
+    notes = []
+    for m in dict.fromkeys(str(m) for m in models if str(m).startswith("local/")):
+        try: model_file(m)
+        except ModuleNotFoundError as e: notes.append(f"note: {e} before a real run (this dry run needed no weights)")
+    return notes
+
 def print_plan(dirs, # run folders of a dry run
               ) -> pd.DataFrame:
-    "Print what a dry run found: per section and model the planned calls, cache hits, tokens and cost, then the totals."
+    "Print what a dry run found: per section and model the planned calls, cache hits, tokens and cost, the totals, missing weights."
     by = plan_table(dirs).groupby(["section", "model"], sort=False).agg(requests=("requests", "sum"), cached=("cached", "sum"),
             new=("new", "sum"), prompt_tokens=("prompt_tokens", "sum"), completion_tokens_max=("completion_tokens_max", "sum"),
             cost_usd_max=("cost_usd_max", lambda c: "unknown" if c.isna().any() else round(c.sum(), 4))).reset_index()
-    if by.empty: print("dry run: no LLM call planned (everything is cached, or no section asks a model)"); return by
-    print_table(by)
-    total = "unknown" if (by.cost_usd_max == "unknown").any() else f"{by.cost_usd_max.sum():.4f}"
-    print(f"total: {by.new.sum()} new calls ({by.cached.sum()} cached), {by.prompt_tokens.sum():,} prompt tokens, "
-          f"at most {by.completion_tokens_max.sum():,} completion tokens, at most {total} USD")
+    if by.empty: print("dry run: no LLM call planned (everything is cached, or no section asks a model)")
+    else:
+        print_table(by)
+        total = "unknown" if (by.cost_usd_max == "unknown").any() else f"{by.cost_usd_max.sum():.4f}"
+        print(f"total: {by.new.sum()} new calls ({by.cached.sum()} cached), {by.prompt_tokens.sum():,} prompt tokens, "
+              f"at most {by.completion_tokens_max.sum():,} completion tokens, at most {total} USD")
+    for note in weights_notes([*by.model, *(_json(Path(d) / "results.json").get("model") or "" for d in dirs)]): print(note)
     return by
