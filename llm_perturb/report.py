@@ -46,9 +46,9 @@ def read_table(path, # a results.csv written by `llm_perturb.metrics.write_resul
     if missing: raise ReportError(f"{path} lacks column(s) {missing}; a results table needs {RESULT_COLUMNS} "
                                   "(write it with llm_perturb.metrics.write_results(..., table=df))")
     for c in _NUMERIC:
-        bad = pd.to_numeric(df[c].replace("", np.nan), errors="coerce").isna() & df[c].ne("")
+        bad = pd.to_numeric(df[c].mask(df[c].eq("")), errors="coerce").isna() & df[c].ne("")  # mask: no downcasting of an all-empty column
         if bad.any(): raise ReportError(f"{path}: column {c} holds non-numbers {sorted(set(df[c][bad]))[:3]}; write numbers or leave it empty")
-        df[c] = pd.to_numeric(df[c].replace("", np.nan))
+        df[c] = pd.to_numeric(df[c].mask(df[c].eq("")))
     bad = ~df.data.isin(["real", "simulated", ""])
     if bad.any(): raise ReportError(f"{path}: column data holds {sorted(set(df.data[bad]))}; it must be 'real' or 'simulated'")
     df["uses_llm"] = [_as_bool(v, str(path)) for v in df.uses_llm]
@@ -155,7 +155,7 @@ def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: `default_paper
     missing = [c for c in PAPER_COLUMNS if c not in df.columns]
     if missing: raise ReportError(f"{path} lacks column(s) {missing}; it needs {PAPER_COLUMNS}")
     for c in ("value", "sem", "n"):
-        num = pd.to_numeric(df[c].replace("", np.nan), errors="coerce")
+        num = pd.to_numeric(df[c].mask(df[c].eq("")), errors="coerce")
         bad = num.isna() & df[c].ne("")
         if bad.any(): raise ReportError(f"{path}: column {c} holds non-numbers {sorted(set(df[c][bad]))[:3]} (rows {list(df.index[bad] + 2)[:5]})")
         df[c] = num
