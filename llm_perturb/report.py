@@ -16,7 +16,7 @@ from .metrics import RESULT_COLUMNS
 # %% auto #0
 __all__ = ['METRIC_ALIASES', 'PAPER_COLUMNS', 'PAPERS', 'VERDICTS', 'CLAIM_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB',
            'REPORT_TAGS', 'ReportError', 'read_table', 'collect_runs', 'example_runs', 'default_paper_path',
-           'paper_numbers', 'is_full_test', 'task_matches', 'is_oracle', 'exclusion', 'test_set_size', 'model_label',
+           'paper_numbers', 'is_full_test', 'task_matches', 'is_oracle', 'exclusion', 'published_size', 'model_label',
            'fmt_ci', 'published_groups', 'link', 'published_comparison', 'not_compared', 'best_published',
            'parse_check', 'evaluate_check', 'findings', 'paper_name', 'data_key', 'same_data', 'is_tiny', 'blockers',
            'value_verdict', 'claims', 'figure_data', 'paper_figure', 'overview', 'results_table', 'figure_html',
@@ -197,7 +197,7 @@ def exclusion(row, # a results row (section, method, data, split, n, ...)
         why.append(f"n = {row['n']:g} is below the published test-set size {paper_n:g}" if pd.notna(row["n"]) else "n not recorded")
     return "; ".join(why)
 
-def test_set_size(pub:pd.DataFrame, # published rows of one group (or one row), with `n`, `n_counts`, `comparable_method`
+def published_size(pub:pd.DataFrame, # published rows of one group (or one row), with `n`, `n_counts`, `comparable_method`
                   method:str, # our method set beside them
                  ) -> float:
     "The published test-set size our `method`'s n must reach: NaN where the row naming `method` counts repeats in `n`, or none gives a size."
@@ -243,7 +243,7 @@ def link(results:pd.DataFrame, # from `collect_runs`
     m = results.reset_index(names="row").merge(keys, on=["section", "metric", "method"])
     m = m[np.array([task_matches(t, p) for t, p in zip(m.task, m.p_task)], dtype=bool) & (m.p_cell_line.eq("") | m.p_cell_line.eq(m.cell_line))]
     by_group = dict(list(num.groupby("group")))
-    m = m.assign(reason=[exclusion(r, test_set_size(by_group[r["group"]], r["method"])) for r in m.to_dict("records")])
+    m = m.assign(reason=[exclusion(r, published_size(by_group[r["group"]], r["method"])) for r in m.to_dict("records")])
     return m[["row", "group", "reason"]].drop_duplicates(ignore_index=True)
 
 # %% ../nbs/99_report.ipynb #6021b754
@@ -548,7 +548,7 @@ def figure_data(results:pd.DataFrame, # from `collect_runs`
         c = (c[c.method.isin(named)] if named else c).drop_duplicates(["method", "value", "task", "cell_line"]).head(16)
         several = c.task.nunique() > 1
         for r in c.to_dict("records"):
-            why = blockers(r, p0 | {"n": test_set_size(g, r["method"]), "n_counts": "items"})
+            why = blockers(r, p0 | {"n": published_size(g, r["method"]), "n_counts": "items"})
             label = f"ours: {r['method']}" + (f" · {r['task']}" if several else "") + (f" ({_why_word(why)})" if why else "")
             rows.append(dict(panel=panel, metric=p0["metric"], label=label, value=r["value"], lo=r["ci_low"], hi=r["ci_high"],
                              kind="ours, no verdict" if why else "ours"))
@@ -854,6 +854,7 @@ def weights_notes(models, # model strings of a plan
     for m in dict.fromkeys(str(m) for m in models if str(m).startswith("local/")):
         try: model_file(m)
         except ModuleNotFoundError as e: notes.append(f"note: {e} before a real run (this dry run needed no weights)")
+        except ValueError: pass  # not an embedded model's name, or a .gguf path not on this machine: no weights to install
     return notes
 
 def print_plan(dirs, # run folders of a dry run
