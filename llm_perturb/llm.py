@@ -833,7 +833,8 @@ def use_router(config, # see `router_config`
 # %% ../nbs/00_llm.ipynb #7c4da49f
 def default_cache_path(name:str # cache name, e.g. the notebook's name
                       ) -> Path:
-    "`<repo>/data/llm_cache/<name>.jsonl` in a checkout, else `./llm_cache/<name>.jsonl`."
+    "`$LLM_PERTURB_CACHE_DIR/<name>.jsonl` if set, else `<repo>/data/llm_cache/<name>.jsonl` in a checkout, else `./llm_cache/<name>.jsonl`."
+    if os.environ.get("LLM_PERTURB_CACHE_DIR"): return Path(os.environ["LLM_PERTURB_CACHE_DIR"]) / f"{name}.jsonl"
     from llm_perturb.data import repo_root
     root = repo_root()
     return (root / "data" / "llm_cache" if root else Path("llm_cache")) / f"{name}.jsonl"
