@@ -271,7 +271,8 @@ def _client(scheduler:str|None, workers:int):
     "A distributed Client: to `scheduler`, or to a new LocalCluster of `workers` processes (returned to close)."
     from distributed import Client, LocalCluster
     if scheduler: return Client(scheduler), None
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                           silence_logs=logging.ERROR)  # not the warnings of workers stopped at close
     return Client(cluster), cluster
 
 def _failed(task:dict, e:BaseException) -> dict:
