@@ -5,25 +5,16 @@ of exact ties, as the ranked-list predictors produce), top 100 and bottom 100.
 
 Run from the repository root: `python benchmarks/topk.py`. Prints CPU seconds of this process (wall-clock beside it)
 for both, the speed-up, and checks that both choose exactly the same genes (ties to the lower column).
-Target: >= 2.5x faster (measured 2.9x top, 3.9x bottom on 2 cores), identical sets.
+Target: >= 2.5x faster (measured about 3-4x on 2 cores), identical sets.
 """
 import time
 
 import numpy as np
 
 from llm_perturb.neighbours import smallest_k_mask, snap
+from knn import timed  # benchmarks/knn.py: best-of-n CPU and wall seconds
 
 N_QUERIES, N_GENES, N_NEIGHBOURS, K, SEED = 300, 20000, 10, 100, 0
-
-
-def timed(fn, repeat=3):
-    "(result, CPU seconds, wall seconds): the best of `repeat` calls."
-    best, wall, out = float("inf"), float("inf"), None
-    for _ in range(repeat):
-        c0, t0 = time.process_time(), time.perf_counter()
-        out = fn()
-        best, wall = min(best, time.process_time() - c0), min(wall, time.perf_counter() - t0)
-    return out, best, wall
 
 
 def argsort_mask(O, k):
@@ -44,8 +35,8 @@ def main():
     print(f"{N_QUERIES} queries x {N_GENES} genes, {len(np.unique(S))} distinct score values; top and bottom {K}")
     rows = []
     for name, O in (("top", -S), ("bottom", S)):
-        old, c_old, w_old = timed(lambda: argsort_mask(O, K))
-        new, c_new, w_new = timed(lambda: smallest_k_mask(O, K))
+        old, c_old, w_old = timed(lambda: argsort_mask(O, K), repeat=3)
+        new, c_new, w_new = timed(lambda: smallest_k_mask(O, K), repeat=3)
         assert (old == new).all(), f"{name}: the two choose different genes"
         rows.append((name, c_old, w_old, c_new, w_new))
     for name, c_old, w_old, c_new, w_new in rows:
