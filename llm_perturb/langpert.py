@@ -24,7 +24,7 @@ __all__ = ['LANGPERT_RULES', 'CANDIDATE_ORDERS', 'SYSTEM_PROMPT', 'LANGPERT_CONT
            'parse_selection', 'selection_requests', 'llm_settings', 'plan_calls', 'run_selections', 'not_sent',
            'selection_stats', 'langpert_predict', 'mean_baseline', 'ranked_by_similarity', 'oracle_neighbours',
            'label_oracle_neighbours', 'predictor_graphs', 'continuous_scores', 'gears_deltas',
-           'reproducibility_ceiling', 'check_cell_line', 'perturbqa_lines', 'auroc_table']
+           'reproducibility_ceiling', 'pseudobulk_dataset', 'check_cell_line', 'perturbqa_lines', 'auroc_table']
 
 # %% ../nbs/20_langpert.ipynb #a1b2c3d4
 def langpert_params():
@@ -473,6 +473,11 @@ def reproducibility_ceiling(half1:pd.DataFrame, half2:pd.DataFrame) -> pd.Series
     r = rowwise_pearson(half1.to_numpy(dtype=float), half2.to_numpy(dtype=float))
     return pd.Series(np.sign(r) * 2 * np.abs(r) / (1 + np.abs(r)), index=half1.index)
 
+def pseudobulk_dataset(path) -> str:
+    "The results tables' data set name of a GEARS pseudobulk file: the paper's data set when its path names Replogle."
+    p = Path(path)
+    where = f"{p.parent.name}/{p.name}" if p.parent.name else p.name
+    return f"Replogle Perturb-seq (GEARS version): {where}" if "replogle" in str(p).lower() else f"pseudobulk_file ({where})"
 
 # %% ../nbs/20_langpert.ipynb #7a5cb1a4
 def check_cell_line(cell_line:str) -> str:
