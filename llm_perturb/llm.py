@@ -240,7 +240,7 @@ register_provider("local", LocalProvider())
 # %% ../nbs/00_llm.ipynb #05f95280
 def check_model(model:str, # litellm model string, e.g. 'gemini/gemini-2.5-flash', 'local/gemma3-270m', 'local/my.gguf'
                 need_key:bool=True, # False: do not ask for an API key (a dry run, or a local server via api_base)
-                need_weights:bool=True, # False: an embedded model's missing weights are a warning, not an error (a dry run loads no model)
+                need_weights:bool=True, # False: an embedded model's missing weights are a warning, not an error (nothing will be sent)
                ) -> str:
     "Raise `LLMConfigError` naming the fix when `model` cannot be called; return its provider."
     if not isinstance(model, str) or not model.strip():
@@ -249,7 +249,7 @@ def check_model(model:str, # litellm model string, e.g. 'gemini/gemini-2.5-flash
         try: model_file(model)
         except ModuleNotFoundError as e:
             if need_weights: raise LLMConfigError(str(e)) from None
-            warnings.warn(f"{e} before a real run; a dry run plans the calls without them", stacklevel=2)
+            warnings.warn(f"{e} before asking it anything new; a dry run, or an answer in the cache, needs no weights", stacklevel=2)
         except ValueError as e: raise LLMConfigError(str(e)) from None
         return "local"
     if model.startswith("broken/") and model.split("/", 1)[1] not in BROKEN_MODES:
@@ -688,8 +688,8 @@ def complete_many(prompts:list, # strings or lists of chat messages
                  ) -> list[LLMResult]:
     "Send many requests (cached, deduplicated, prefix-ordered, concurrent, retried, budgeted); results in input order."
     budget = budget if budget is not None else Budget()
-    if "mock_response" not in kwargs:  # a dry run needs no key and no weights: it sends nothing and loads no model
-        check_model(model, need_key=not budget.dry_run and api_base is None, need_weights=not budget.dry_run)
+    checked = "mock_response" not in kwargs  # a dry run needs no key; the weights are needed only for a request to send
+    if checked: check_model(model, need_key=not budget.dry_run and api_base is None, need_weights=False)
     cache = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
     conn, extra, params = _request_parts(model, api_base, temperature, max_tokens, seed, reasoning_budget, kwargs)
     mode = output or output_mode(model)
@@ -705,7 +705,9 @@ def complete_many(prompts:list, # strings or lists of chat messages
 
     batch = _Batch(model, msgs, params, conn, extra, schema, mode, cache, budget, limit, retries, backoff, timeout, bar)
     if budget.dry_run: batch.errors.update({k: "not sent: dry run" for k, _ in todo})
-    elif todo: _run(batch.send_all(todo, concurrency))
+    elif todo:
+        if checked and model.startswith("local/"): check_model(model, need_key=False)  # missing weights: the fix, no call
+        _run(batch.send_all(todo, concurrency))
     bar.close()
     return _collect(keys, cache, batch.errors, batch.used_mode, schema, model, budget)
 

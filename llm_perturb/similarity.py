@@ -658,8 +658,8 @@ def score_kernel(profiles:Sequence, # RNAProfile / TextProfile inputs (unique id
     check_genes(profiles, known_genes)
     kp = get_prompt(prompt, model)
     dry = kwargs.get("budget") is not None and kwargs["budget"].dry_run
-    if not model.startswith("fake/"):  # a dry run needs no key and no weights: it sends nothing and loads no model
-        check_model(model, need_key=not dry and kwargs.get("api_base") is None, need_weights=not dry)
+    if not model.startswith("fake/"):  # a dry run needs no key; weights only for a request not in the cache (complete_many)
+        check_model(model, need_key=not dry and kwargs.get("api_base") is None, need_weights=False)
     n = len(ids)
     jobs = kernel_pairs(n, seed, max_pairs).assign(check="main")
     off = jobs[jobs.i != jobs.j]
