@@ -535,11 +535,11 @@ _PCA_LAST = {}  # the last PCA fit: pca_ridge and pca_ridge@cell_line fit the sa
 def _fit_pca(adata, tr, n_comp):
     "(PCA fitted on adata.X[tr], its scores), reused when the same data object and rows ask again (same numbers)."
     from sklearn.decomposition import PCA
-    key = (adata.X, n_comp, tr.tobytes())
-    if _PCA_LAST.get("key") is None or not (_PCA_LAST["key"][0] is key[0] and _PCA_LAST["key"][1:] == key[1:]):
+    key = (id(adata.X), n_comp, tr.tobytes())  # the memo holds X, so its id cannot pass to another matrix meanwhile
+    if _PCA_LAST.get("key") != key:
         Y = adata.X[tr]
         pca = PCA(n_comp, svd_solver="arpack" if sp.issparse(Y) else "full", random_state=0).fit(Y)
-        _PCA_LAST.update(key=key, fit=(pca, pca.transform(Y)))
+        _PCA_LAST.update(key=key, X=adata.X, fit=(pca, pca.transform(Y)))
     return _PCA_LAST["fit"]
 
 def pca_ridge_predict(adata:ad.AnnData, fold:Fold, queries, n_pcs:int=50, alpha:float=1.0,

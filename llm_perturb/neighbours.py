@@ -14,10 +14,10 @@ import anndata as ad
 
 # %% auto #0
 __all__ = ['LLM_METHOD', 'REGRESSION_TOL', 'snap', 'neighbour_weights', 'neighbour_predict', 'neighbour_layer', 'LabelMatrix',
-           'label_matrix', 'neighbour_matrices', 'smallest_k_mask', 'perturbqa_components', 'combine_scores',
-           'perturbqa_predict', 'perturbqa_auroc', 'perturbqa_cv', 'best_params', 'membership_matrix', 'topk_precision',
-           'group_means', 'rowwise_pearson', 'results_table', 'params_key', 'regression_path', 'non_llm', 'in_test',
-           'check_regression', 'record_regression']
+           'label_matrix', 'neighbour_matrices', 'first_k_mask', 'smallest_k_mask', 'perturbqa_components',
+           'combine_scores', 'perturbqa_predict', 'perturbqa_auroc', 'perturbqa_cv', 'best_params', 'membership_matrix',
+           'topk_precision', 'group_means', 'rowwise_pearson', 'results_table', 'params_key', 'regression_path',
+           'non_llm', 'in_test', 'check_regression', 'record_regression']
 
 # %% ../nbs/04_neighbours.ipynb #63417cea
 def snap(x, # scores (array-like; non-float input is returned as an array, unchanged)
@@ -215,12 +215,16 @@ def neighbour_matrices(neighbours, # dict test -> ranked list / {train: weight} 
             Wt[i, j], Pr[i, j] = w_, (len(names) - r if ranked else w_)
     return Wt, Pr, unknown
 
+def first_k_mask(order:np.ndarray, # m × G column indices per row (an argsort or lexsort)
+                 k:int) -> np.ndarray:
+    "Boolean m × G mask of each row's first k columns of `order`."
+    M = np.zeros(order.shape, bool); np.put_along_axis(M, order[:, :k], True, axis=1)
+    return M
+
 def smallest_k_mask(O:np.ndarray, # m × G scores (snap them first)
                     k:int) -> np.ndarray:
     "Boolean mask of each row's k smallest entries, ties to the lower column, NaN last: a stable argsort's first k, in O(G)."
-    if np.isnan(O).any():  # rare: the stable sort places NaN exactly
-        M = np.zeros(O.shape, bool); np.put_along_axis(M, np.argsort(O, axis=1, kind='stable')[:, :k], True, axis=1)
-        return M
+    if np.isnan(O).any(): return first_k_mask(np.argsort(O, axis=1, kind='stable'), k)  # rare: the sort places NaN exactly
     kth = np.partition(O, k - 1, axis=1)[:, [k - 1]]  # the k-th smallest value: a value, whatever the algorithm
     below, tied = O < kth, O == kth
     return below | (tied & (np.cumsum(tied, axis=1) <= k - below.sum(1, keepdims=True)))
@@ -397,8 +401,7 @@ def topk_precision(scores:np.ndarray, # m × G predicted scores
     if tiebreak is None: m = smallest_k_mask(O, k)
     else:
         tb = snap(np.broadcast_to(np.asarray(tiebreak, dtype=float), S.shape))
-        top = np.lexsort((-tb if largest else tb, O), axis=1)[:, :k]  # the score, then the tiebreak, then the column
-        m = np.zeros(S.shape, bool); np.put_along_axis(m, top, True, axis=1)
+        m = first_k_mask(np.lexsort((-tb if largest else tb, O), axis=1), k)  # the score, then the tiebreak, then the column
     idx = not sp.issparse(truth) and np.issubdtype(np.asarray(truth).dtype, np.integer) and np.asarray(truth).shape != S.shape
     if idx:  # gene indices: look the true genes up in the predicted set
         T_idx = np.asarray(truth)
