@@ -16,33 +16,18 @@ import yaml
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['NBS_ENV', 'CLONE', 'REPRODUCE_BELOW', 'CLIError', 'installed_copy', 'checkout_file', 'in_installed_copy', 'find_nbs',
-           'sections', 'resolve_section', 'notebook_parameters', 'check_params', 'skip_cells', 'seed_cache', 'execute',
-           'toy_notebooks', 'runs_root', 'new_run_dir', 'load_preset', 'load_grid', 'expand_grid', 'run_tasks',
-           'sweep_summary', 'sweep', 'default_sections', 'section_done', 'reproduce']
+__all__ = ['NBS_ENV', 'CLONE', 'REPRODUCE_BELOW', 'CLIError', 'find_nbs', 'sections', 'resolve_section', 'notebook_parameters',
+           'check_params', 'skip_cells', 'seed_cache', 'execute', 'toy_notebooks', 'runs_root', 'new_run_dir',
+           'load_preset', 'load_grid', 'expand_grid', 'run_tasks', 'sweep_summary', 'sweep', 'default_sections',
+           'section_done', 'reproduce', 'installed_copy', 'checkout_file', 'in_installed_copy']
 
 # %% ../nbs/09_runner.ipynb #ccd2d7fd
 class CLIError(Exception):
     "A bad argument or a missing file or folder: `main` prints it as one line and exits with status 2."
 
 # %% ../nbs/09_runner.ipynb #f8e88ca1
-def installed_copy() -> Path:
-    "The folder of checkout files a wheel carries, `<installed llm_perturb>/_checkout` (absent in a checkout)."
-    import llm_perturb
-    return Path(llm_perturb.__file__).resolve().parent / "_checkout"
-
-def checkout_file(rel:str, # path inside the checkout, e.g. 'data/paper_numbers.tsv'
-                 ) -> Path|None:
-    "`<checkout>/rel` in a checkout (present or not), else the installed copy of `rel` if the wheel carries it, else None."
-    from llm_perturb.data import repo_root
-    root = repo_root()
-    if root is not None: return root / rel
-    p = installed_copy() / rel
-    return p if p.exists() else None
-
-def in_installed_copy(path) -> bool:
-    "Whether `path` lies inside the installed copy of the checkout files (which runs must never write to)."
-    return Path(path).resolve().is_relative_to(installed_copy())
+from .paths import repo_root, installed_copy, checkout_file, in_installed_copy  # noqa: F401 (importable from here, as before)
+_all_ = ['installed_copy', 'checkout_file', 'in_installed_copy']
 
 # %% ../nbs/09_runner.ipynb #c4e23581
 NBS_ENV = "LLM_PERTURB_NBS"
@@ -53,7 +38,6 @@ def find_nbs(nbs=None, # the notebooks folder; default: $LLM_PERTURB_NBS, else <
     "The folder of the section notebooks, or a `CLIError` naming the fix."
     nbs = nbs or os.environ.get(NBS_ENV)
     if nbs is None:
-        from llm_perturb.data import repo_root
         root, shipped = repo_root(), installed_copy() / "nbs"
         if root is not None: nbs = root / "nbs"
         elif shipped.is_dir(): nbs = shipped
