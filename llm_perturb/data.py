@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['DATA_ENV', 'DATA_SUBDIRS', 'FETCH_HINT', 'MANIFEST_COLUMNS', 'TEST_TAG', 'DATA_FILES', 'L1000_FILE',
-           'PERTURBQA_TASKS', 'PARTIAL_RANKINGS', 'GENESETS', 'GEARS_DE_KEYS', 'repo_root', 'data_candidates',
-           'data_dir', 'load_manifest', 'data_path', 'file_sha256', 'verify_file', 'fetch', 'fetch_all', 'check_data',
-           'data_fingerprint', 'bundle_fingerprint', 'is_bundle', 'ScratchData', 'scratch_data_dir', 'read_gct',
-           'load_l1000', 'l1000_de', 'l1000_replicates', 'perturbqa_cell_lines', 'load_perturbqa',
+           'PERTURBQA_TASKS', 'PARTIAL_RANKINGS', 'GENESETS', 'GEARS_DE_KEYS', 'data_candidates', 'data_dir',
+           'load_manifest', 'data_path', 'file_sha256', 'verify_file', 'fetch', 'fetch_all', 'resumable_downloader',
+           'check_data', 'data_fingerprint', 'bundle_fingerprint', 'is_bundle', 'ScratchData', 'scratch_data_dir',
+           'read_gct', 'load_l1000', 'l1000_de', 'l1000_replicates', 'perturbqa_cell_lines', 'load_perturbqa',
            'load_perturbqa_json', 'signature_sets', 'tahoe_cell_lines', 'load_signatures', 'top_k_up', 'top_k_down',
            'load_gene_info', 'load_gene2go', 'load_go_terms', 'load_go_parents', 'symbol_map', 'normalize_symbols',
            'ensembl_to_symbol', 'load_string', 'load_corum', 'read_gmt', 'geneset_names', 'load_gmt', 'load_moabox',
@@ -22,29 +22,13 @@ from pathlib import Path
 import numpy as np, pandas as pd, scipy.sparse as sp
 from scipy import stats
 import anndata as ad
+from .paths import repo_root, checkout_file  # the checkout (repo_root stays importable from here)
 
 # %% ../nbs/01_data.ipynb #1f1f2686
 DATA_ENV = 'LLM_PERTURB_DATA'
 DATA_SUBDIRS = ('l1000', 'perturbqa', 'signatures', 'gene', 'graphs', 'drugs', 'drugseq', 'singlecell')
 FETCH_HINT = f"set {DATA_ENV} to the folder holding l1000/, perturbqa/, … or run `llm-perturb data fetch`"
 
-def _is_checkout(d:Path)->bool:
-    ini = d/'settings.ini'
-    if not ini.is_file(): return False
-    cfg = configparser.ConfigParser(delimiters=['='])
-    try: cfg.read(ini, encoding='utf-8')
-    except configparser.Error: return False
-    return cfg.get('DEFAULT', 'lib_name', fallback=None) == 'llm_perturb'
-
-def repo_root(start=None # folder to start from; default: the working directory, then this module's folder
-             )->Path|None:
-    "The llm_perturb checkout above `start`, or None (e.g. installed as a wheel)"
-    here = globals().get('__file__')
-    starts = [Path(start)] if start else [Path.cwd()] + ([Path(here).parent] if here else [])
-    for s in starts:
-        for d in [s.resolve(), *s.resolve().parents]:
-            if _is_checkout(d): return d
-    return None
 
 # %% ../nbs/01_data.ipynb #a5081569
 def _has_data(d:Path)->bool: return d.is_dir() and any((d/s).is_dir() for s in DATA_SUBDIRS)
@@ -79,7 +63,6 @@ def load_manifest(path=None # a manifest.tsv; default: the checkout's data/manif
                  )->pd.DataFrame:
     "The data manifest: one row per file (path, bytes, sha256, url, licence, commercial_use, origin)"
     if path is None:
-        from llm_perturb.runner import checkout_file  # the checkout's manifest, or the installed package's copy
         path = checkout_file('data/manifest.tsv')
         if path is None or not path.exists(): path = data_dir()/'MANIFEST.tsv'
     m = pd.read_csv(path, sep='\t', dtype=str, keep_default_na=False)
@@ -119,9 +102,10 @@ def _fetch_dir()->Path:
 
 def fetch(name:str, # manifest path of the file
           dest=None, # folder to put it in; default: the data directory (or <repo>/data, or the pooch cache)
-          manifest:pd.DataFrame|None=None # default: `load_manifest()`
+          manifest:pd.DataFrame|None=None, # default: `load_manifest()`
+          progressbar:bool=False # show a progress bar while downloading
          )->Path:
-    "Download data file `name` with pooch (sha256-verified) unless it is present; return its path"
+    "Download data file `name` with pooch (sha256-verified where the manifest has one), resuming a partial download; return its path"
     m = (load_manifest() if manifest is None else manifest).set_index('path')
     if name not in m.index: raise KeyError(f"'{name}' is not in the data manifest; see load_manifest().path for the files")
     target = Path(dest or _fetch_dir())/name
@@ -132,7 +116,8 @@ def fetch(name:str, # manifest path of the file
         f"copy the shared data folder and set {DATA_ENV} to it")
     import pooch
     target.parent.mkdir(parents=True, exist_ok=True)
-    pooch.retrieve(row.url, known_hash=f'sha256:{row.sha256}', fname=target.name, path=target.parent, progressbar=False)
+    pooch.retrieve(row.url, known_hash=f'sha256:{row.sha256}' if row.sha256 else None, fname=target.name, path=target.parent,
+                   downloader=resumable_downloader(target.with_name(target.name + '.part'), progressbar))
     return target
 
 def fetch_all(dest=None)->pd.DataFrame:
@@ -144,6 +129,27 @@ def fetch_all(dest=None)->pd.DataFrame:
         try: fetch(p, dest); rows.append((p, 'fetched'))
         except Exception as e: rows.append((p, f'failed: {e}'))
     return pd.DataFrame(rows, columns=['path', 'status'])
+
+# %% ../nbs/01_data.ipynb #623ecf25
+def resumable_downloader(partial, # where the bytes received so far are kept between runs, e.g. 'file.h5ad.part'
+                         progressbar:bool=False, # show a tqdm bar
+                         chunk:int=1 << 20):
+    "A pooch downloader that continues `partial` with an HTTP Range request (from scratch where the server ignores it)"
+    import requests, shutil
+    from tqdm.auto import tqdm
+    part = Path(partial)
+    def download(url, output_file, pooch_obj=None, check_only=False):
+        have = part.stat().st_size if part.exists() else 0
+        with requests.get(url, headers={'Range': f'bytes={have}-'} if have else {}, stream=True, timeout=60) as r:
+            if not (have and r.status_code == 416):  # 416: the partial file is already whole
+                r.raise_for_status()
+                if r.status_code != 206: have = 0  # the server sent the whole file: start again
+                total = int(r.headers.get('content-length', 0)) + have
+                with open(part, 'ab' if have else 'wb') as f, tqdm(total=total or None, initial=have, unit='B', unit_scale=True,
+                                                                   desc=part.name.removesuffix('.part'), disable=not progressbar) as bar:
+                    for b in r.iter_content(chunk): f.write(b); bar.update(len(b))
+        shutil.move(part, output_file)  # pooch checks the hash, then moves it into place
+    return download
 
 # %% ../nbs/01_data.ipynb #b324027f
 def check_data(hashes:bool=True # compute sha256 of every present file (about 0.2 s for the 55 MB)
