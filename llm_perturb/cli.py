@@ -152,6 +152,7 @@ def cmd_data(a) -> int:
     "`llm-perturb data check|fetch`"
     from llm_perturb import data as D
     from llm_perturb.report import print_table
+    if getattr(a, "paper", None): return _data_paper(a)
     try:
         if a.action == "fetch":
             df = D.fetch_all(); print_table(df, 100)
@@ -167,6 +168,27 @@ def cmd_data(a) -> int:
     print(f"{len(df)} files in the manifest: {df.present.sum()} present, {missing} missing, {corrupt} with a wrong sha256"
           + ("; run `llm-perturb data fetch`, or delete corrupt files and fetch them again" if missing or corrupt else ""))
     return 1 if missing or corrupt else 0
+
+# %% ../nbs/90_cli.ipynb #69c5bb34
+def _data_paper(a) -> int:
+    "`llm-perturb data fetch|check --paper NAME --dest DIR`: a paper's data sets (`llm_perturb.datasets`)"
+    from llm_perturb import datasets as DS
+    from llm_perturb.report import print_table
+    if a.action not in ("fetch", "check"): raise CLIError(f"--paper works with `data fetch` and `data check`, not `data {a.action}`")
+    if not a.dest: raise CLIError("name the folder for the paper's files with --dest DIR (outside the repository)")
+    try:
+        if a.action == "fetch":
+            df = DS.fetch_paper(a.paper, a.dest, base_url=a.base_url, progressbar=not a.quiet); print_table(df[["dataset", "status"]], 110)
+            failed = df.status.str.startswith("failed").sum()
+            print(f"{(df.status == 'fetched').sum()} fetched, {(df.status == 'present').sum()} present, "
+                  f"{df.status.str.startswith('no direct').sum()} with no direct download (get them from the page shown), {failed} failed")
+        chk = DS.check_paper_files(a.paper, a.dest)
+    except (ValueError, FileNotFoundError) as e: raise CLIError(str(e)) from None
+    print_table(chk, 110)
+    wrong = (chk.sha256_ok == False).sum()  # noqa: E712 (None = no checksum known)
+    print(f"{chk.present.sum()} of {len(chk)} data sets present, {wrong} with a wrong sha256, "
+          f"{chk.is_paper_data.eq(True).sum()} identified by content as the paper's data")
+    return 1 if wrong or (a.action == "fetch" and failed) else 0
 
 # %% ../nbs/90_cli.ipynb #0a60e555
 def cmd_models(a) -> int:
@@ -226,6 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="folder of the report (default: RUN_DIR for one folder, else ./runs)")
     p = add("data", "data manifest: check presence and sha256, or fetch missing files")
     p.add_argument("action", choices=["check", "fetch"]); p.add_argument("--no-hashes", action="store_true", help="check: skip sha256")
+    p.add_argument("--paper", metavar="NAME", help="a paper's data sets instead of the manifest: 'LLM Kernel', LangPert, LGR, 'KG neighbours', PerturbQA")
+    p.add_argument("--dest", metavar="DIR", help="with --paper: the folder for its files (never inside the repository)")
+    p.add_argument("--base-url", metavar="URL", help="with --paper: fetch every file from this server, under its upstream file name")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p = add("models", "the embedded models: list them, or install one's weights")
     p.add_argument("action", nargs="?", choices=["list", "install"], default="list"); p.add_argument("name", nargs="?")
     p.add_argument("--force", action="store_true", help="install: reinstall even if present")

@@ -12,13 +12,14 @@ import numpy as np
 import pandas as pd
 
 from .metrics import RESULT_COLUMNS
+from .datasets import is_published_data, paper_datasets
 
 # %% auto #0
 __all__ = ['METRIC_ALIASES', 'PAPER_COLUMNS', 'PAPERS', 'VERDICTS', 'CLAIM_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB',
            'REPORT_TAGS', 'ReportError', 'read_table', 'collect_runs', 'example_runs', 'default_paper_path',
            'paper_numbers', 'is_full_test', 'task_matches', 'is_oracle', 'exclusion', 'published_size', 'model_label',
            'fmt_ci', 'published_groups', 'link', 'published_comparison', 'not_compared', 'best_published',
-           'parse_check', 'evaluate_check', 'findings', 'paper_name', 'data_key', 'same_data', 'is_tiny', 'blockers',
+           'parse_check', 'evaluate_check', 'findings', 'paper_name', 'same_data', 'data_words', 'is_tiny', 'blockers',
            'value_verdict', 'claims', 'figure_data', 'paper_figure', 'overview', 'results_table', 'figure_html',
            'table_html', 'claims_summary', 'claims_html', 'details_html', 'slug', 'png_small', 'img_html',
            'overview_html', 'paper_html', 'run_numbers', 'run_html', 'header_html', 'report_notebook_path',
@@ -107,9 +108,9 @@ def example_runs(folder, # where to write the example (created)
                 ) -> Path:
     "Write a small reproduce-like folder of made-up numbers that exercise every rule of the report; return it."
     folder = Path(folder)
-    lp = "example: Replogle K562 pseudobulk (made-up numbers)"
+    lp = "Replogle 2022 K562 essential, GEARS version"  # the name `datasets.identify` gives a file whose content matches the table
     tables = {
-        "kernel": _rows("kernel", "example: L1000 A375 plate (made-up)", "real", "a375", "full test", 177, "aurecall",
+        "kernel": _rows("kernel", "LINCS L1000 A375 plate LJP005 (cmapPy test file)", "real", "a375", "full test", 177, "aurecall",
                         {"kernel_numerical": 0.81, "pearson": 0.745, "spearman": 0.764}, llm=["kernel_numerical"], model="openai/gpt-5",
                         task="l1000_a375")
                   + _rows("kernel", "example: simulated plate (made-up)", "simulated", "", "full test", 42, "aurecall",
@@ -143,7 +144,7 @@ PAPER_COLUMNS = ["section", "task", "dataset", "cell_line", "method", "metric", 
 
 def default_paper_path() -> Path|None:
     "The checkout's data/paper_numbers.tsv, else the installed package's copy (None if neither)."
-    from llm_perturb.runner import checkout_file
+    from llm_perturb.paths import checkout_file
     return checkout_file("data/paper_numbers.tsv")
 
 def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: `default_paper_path()` (the checkout's, else the wheel's copy)
@@ -378,16 +379,15 @@ def paper_name(source:str) -> str:
     "The short name of the paper a published row comes from ('LLM Kernel', 'LangPert', 'LGR', 'KG neighbours', 'PerturbQA')."
     return next((v for k, v in PAPERS.items() if str(source).startswith(k)), str(source).split(" (")[0])
 
-def data_key(dataset:str) -> str:
-    "The first word with a letter of a data set's name, lower case: what names the data set ('drug-seq', 'replogle', 'perturbqa')."
-    return next((w.strip("(),;:").lower() for w in str(dataset).split() if re.search("[A-Za-z]", w)), "")
-
-def same_data(ours:str, # our row's dataset
+def same_data(ours:str, # our row's dataset (written by `datasets.identify(...).label`)
               published:str, # the published row's dataset
              ) -> bool:
-    "Whether our data set is the paper's: the published name's first word appears in ours (case-insensitive)."
-    k = data_key(published)
-    return bool(k) and k in str(ours).lower()
+    "Whether our data set is the paper's: `ours` names a paper data set of data/paper_datasets.tsv that `published` means."
+    return is_published_data(ours, published)
+
+def data_words(ours:str) -> str:
+    "How the report calls our data set when it is not the paper's: 'our data' for a stand-in of the table, 'your data' otherwise."
+    return "our data" if str(ours) in set(paper_datasets().name) else "your data"
 
 def is_tiny(model, uses_llm:bool) -> bool:
     "Whether a number comes from the embedded tiny model (`local/...`), which never counts as a paper's result."
@@ -406,7 +406,7 @@ def blockers(r, # one of our results rows
     why = [w for w in exclusion(r, np.nan if p.get("n_counts") == "repeats" else p["n"]).split("; ") if w]
     if is_tiny(r["model"], r["uses_llm"]): why.append("needs a capable LLM: this is the embedded tiny model")
     if r["data"] == "real" and not same_data(r["dataset"], p["dataset"]):
-        why.append(f"our data ({r['dataset']}) stands in for the paper's ({p['dataset']}): it compares methods, not numbers")
+        why.append(f"{data_words(r['dataset'])} ({r['dataset']}) stands in for the paper's ({p['dataset']}): it compares methods, not numbers")
     return why
 
 def value_verdict(r, # one of our results rows that may give a verdict (`blockers` empty)
@@ -477,7 +477,7 @@ def _finding_claim(results:pd.DataFrame, p) -> dict:
         if d.empty: continue
         verdict, detail = evaluate_check(dict(zip(d.method, d.value)), p["check"])
         where = f"{g[1]}, {g[3]} data" + (f", n={d.n.max():g}" if d.n.notna().any() else "")
-        if g[3] == "real" and not same_data(g[2], p["dataset"]): detail += f" (on {g[2]}, standing in for the paper's data)"
+        if g[3] == "real" and not same_data(g[2], p["dataset"]): detail += f" (on {data_words(g[2])} {g[2]}, standing in for the paper's data)"
         text = "; ".join(f"{m} {fmt_ci(v, l, h)}" for m, v, l, h in zip(d.method, d.value, d.ci_low, d.ci_high)) + f" ({where})"
         why = _group_blockers(d)
         (blocked if why else tested).append(dict(verdict=verdict, detail=detail, text=text, why=why, n=len(d)))
@@ -769,9 +769,8 @@ def report_notebook_path() -> Path:
     "The report notebook: $LLM_PERTURB_NBS/99_report.ipynb, else the checkout's nbs/99_report.ipynb."
     nbs = os.environ.get("LLM_PERTURB_NBS")
     if not nbs:
-        from llm_perturb.data import repo_root
+        from llm_perturb.paths import repo_root, checkout_file
         root = repo_root(Path(__file__).parent) if "__file__" in globals() else repo_root()
-        from llm_perturb.runner import checkout_file
         nbs = root / "nbs" if root else (p.parent if (p := checkout_file("nbs/99_report.ipynb")) else None)
     p = Path(nbs) / REPORT_NB if nbs else None
     if p is None or not p.is_file():
