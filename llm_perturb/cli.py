@@ -208,7 +208,8 @@ def cmd_data_pseudobulk(a) -> int:
                                dask=a.dask, workers=a.workers, scheduler=a.scheduler, dtype=a.dtype,
                                tahoe_genes=a.tahoe_genes, progress=not a.quiet)
     except ShardError as e:
-        print(f"llm-perturb: a block failed: {e}; the finished blocks are kept, rerun the same command to resume", file=sys.stderr)
+        print(f"llm-perturb: a block failed: {e}; the finished blocks stay in the work folder for a rerun on the same inputs",
+              file=sys.stderr)
         return 1
     except (FileNotFoundError, KeyError, ValueError) as e: raise CLIError(e.args[0] if e.args else str(e)) from None
     m = pb.uns["pseudobulk"]
