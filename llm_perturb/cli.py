@@ -16,7 +16,7 @@ from .runner import _results, _write_json  # noqa: F401 (importable from here, a
 
 # %% auto #0
 __all__ = ['LLM_OPTIONS', 'parse_value', 'parse_params', 'llm_options', 'prepare', 'cmd_run', 'cmd_sweep', 'cmd_reproduce',
-           'cmd_report', 'cmd_data', 'cmd_models', 'build_parser', 'main']
+           'cmd_report', 'cmd_data', 'cmd_data_pseudobulk', 'cmd_models', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #34aed783
 _MOVED = dict.fromkeys(["use_router", "router_config", "router_provider", "models_table", "install_model"], "llm") | \
@@ -149,7 +149,9 @@ def cmd_report(a) -> int:
 
 # %% ../nbs/90_cli.ipynb #97ca33ff
 def cmd_data(a) -> int:
-    "`llm-perturb data check|fetch`"
+    "`llm-perturb data check|fetch|pseudobulk`"
+    if a.action == "pseudobulk": return cmd_data_pseudobulk(a)
+    if a.inputs: raise CLIError(f"data {a.action} takes no INPUT (got {a.inputs[0]}); only `data pseudobulk` does")
     from llm_perturb import data as D
     from llm_perturb.report import print_table
     if getattr(a, "paper", None): return _data_paper(a)
@@ -189,6 +191,51 @@ def _data_paper(a) -> int:
     print(f"{chk.present.sum()} of {len(chk)} data sets present, {wrong} with a wrong sha256, "
           f"{chk.is_paper_data.eq(True).sum()} identified by content as the paper's data")
     return 1 if wrong or (a.action == "fetch" and failed) else 0
+
+# %% ../nbs/90_cli.ipynb #61c0fa2b
+def _pseudobulk_args(p:argparse.ArgumentParser):
+    "The options of `data pseudobulk` (on the `data` parser)"
+    p.add_argument("inputs", nargs="*", metavar="INPUT", help="pseudobulk: .h5ad files, Tahoe-100M .parquet shards, or folders of them")
+    g = p.add_argument_group("pseudobulk")
+    g.add_argument("--out", metavar="FILE", help="the output .h5ad")
+    g.add_argument("--groupby", default="cell_line,drug", metavar="A,B", help="obs columns of a group (default cell_line,drug)")
+    g.add_argument("--control", default="DMSO_TF", metavar="NAME", help="the vehicle's value in the drug column (default DMSO_TF)")
+    g.add_argument("--control-key", metavar="COL", help="the drug column (default: the 2nd groupby column)")
+    g.add_argument("--line-key", metavar="COL", help="the cell-line column (default: the 1st groupby column)")
+    g.add_argument("--control-mean", choices=["cells", "groups"], default="cells", help="the control mean over control cells or control groups")
+    g.add_argument("--target-sum", type=float, default=1e4, metavar="N", help="counts per cell after normalisation (default 10000)")
+    g.add_argument("--no-normalize", action="store_true", help="average X as it is (e.g. already log-normalised)")
+    g.add_argument("--layer", metavar="NAME", help="read this .h5ad layer instead of X (e.g. counts)")
+    g.add_argument("--join", choices=["exact", "inner"], default="exact", help="shards with other genes: refuse, or keep the shared genes")
+    g.add_argument("--block-size", type=int, default=20_000, metavar="CELLS", help="cells per task (bounds a worker's memory)")
+    g.add_argument("--work-dir", metavar="DIR", help="partial sums of finished blocks (default OUT.work)")
+    g.add_argument("--keep-work", action="store_true", help="keep the work folder after writing OUT")
+    d = g.add_mutually_exclusive_group()
+    d.add_argument("--dask", action="store_true", help="run on a Dask LocalCluster of --workers processes")
+    d.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS")
+    g.add_argument("--workers", type=int, default=2, metavar="N", help="LocalCluster processes (default 2)")
+    g.add_argument("--dtype", choices=["float32", "float64"], default="float32", help="of X and the delta layer")
+    g.add_argument("--tahoe-genes", metavar="FILE", help="Tahoe-100M metadata/gene_metadata.parquet (default: found beside the shards)")
+
+def cmd_data_pseudobulk(a) -> int:
+    "`llm-perturb data pseudobulk INPUT... --out FILE`"
+    from llm_perturb.pseudobulk import ShardError, pseudobulk_shards
+    if not a.inputs: raise CLIError("name the input .h5ad files, Tahoe-100M .parquet shards or a folder of them")
+    if not a.out: raise CLIError("give the output file: --out pb.h5ad")
+    try:
+        pb = pseudobulk_shards(a.inputs, a.groupby, a.control, a.out, control_key=a.control_key, line_key=a.line_key,
+                               control_mean=a.control_mean, target_sum=a.target_sum, normalize=not a.no_normalize,
+                               layer=a.layer, join=a.join, block_size=a.block_size, work_dir=a.work_dir, keep_work=a.keep_work,
+                               dask=a.dask, workers=a.workers, scheduler=a.scheduler, dtype=a.dtype,
+                               tahoe_genes=a.tahoe_genes, progress=not a.quiet)
+    except ShardError as e:
+        print(f"llm-perturb: a block failed: {e}; the finished blocks stay in the work folder for a rerun on the same inputs",
+              file=sys.stderr)
+        return 1
+    except (FileNotFoundError, KeyError, ValueError) as e: raise CLIError(e.args[0] if e.args else str(e)) from None
+    m = pb.uns["pseudobulk"]
+    print(f"wrote {a.out}: {pb.n_obs} groups x {pb.n_vars} genes from {m['n_cells_total']:,} cells of {len(m['inputs'])} file(s)")
+    return 0
 
 # %% ../nbs/90_cli.ipynb #0a60e555
 def cmd_models(a) -> int:
@@ -246,12 +293,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     p.add_argument("-o", "--output", metavar="FILE", help="HTML file (default: report.html in --out)")
     p.add_argument("--out", metavar="DIR", help="folder of the report (default: RUN_DIR for one folder, else ./runs)")
-    p = add("data", "data manifest: check presence and sha256, or fetch missing files")
-    p.add_argument("action", choices=["check", "fetch"]); p.add_argument("--no-hashes", action="store_true", help="check: skip sha256")
+    p = add("data", "data manifest: check presence and sha256, or fetch missing files (or a paper's data sets: --paper); pseudobulk of sharded cells")
+    p.add_argument("action", choices=["check", "fetch", "pseudobulk"]); p.add_argument("--no-hashes", action="store_true", help="check: skip sha256")
     p.add_argument("--paper", metavar="NAME", help="a paper's data sets instead of the manifest: 'LLM Kernel', LangPert, LGR, 'KG neighbours', PerturbQA")
     p.add_argument("--dest", metavar="DIR", help="with --paper: the folder for its files (never inside the repository)")
     p.add_argument("--base-url", metavar="URL", help="with --paper: fetch every file from this server, under its upstream file name")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    _pseudobulk_args(p)
     p = add("models", "the embedded models: list them, or install one's weights")
     p.add_argument("action", nargs="?", choices=["list", "install"], default="list"); p.add_argument("name", nargs="?")
     p.add_argument("--force", action="store_true", help="install: reinstall even if present")
