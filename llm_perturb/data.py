@@ -4,17 +4,18 @@
 
 # %% auto #0
 __all__ = ['DATA_ENV', 'DATA_SUBDIRS', 'FETCH_HINT', 'MANIFEST_COLUMNS', 'TEST_TAG', 'DATA_FILES', 'L1000_FILE',
-           'PERTURBQA_TASKS', 'PARTIAL_RANKINGS', 'GENESETS', 'GEARS_DE_KEYS', 'data_candidates', 'data_dir',
-           'load_manifest', 'data_path', 'file_sha256', 'verify_file', 'fetch', 'fetch_all', 'resumable_downloader',
-           'check_data', 'data_fingerprint', 'bundle_fingerprint', 'is_bundle', 'ScratchData', 'scratch_data_dir',
-           'read_gct', 'load_l1000', 'l1000_de', 'l1000_replicates', 'perturbqa_cell_lines', 'load_perturbqa',
-           'load_perturbqa_json', 'signature_sets', 'tahoe_cell_lines', 'load_signatures', 'top_k_up', 'top_k_down',
-           'load_gene_info', 'load_gene2go', 'load_go_terms', 'load_go_parents', 'symbol_map', 'normalize_symbols',
-           'ensembl_to_symbol', 'load_string', 'load_corum', 'read_gmt', 'geneset_names', 'load_gmt', 'load_moabox',
-           'load_repurposing', 'annotate_l1000_compounds', 'load_drugseq_design', 'load_singlecell', 'pseudobulk',
-           'pseudobulk_deltas', 'top_de_genes', 'gears_perturbation', 'read_gears', 'read_tahoe_pseudobulk',
-           'read_limma', 'kfold_perturbations', 'unseen_drug_split', 'unseen_cell_line_split', 'downsample_train',
-           'check_profiles']
+           'PERTURBQA_TASKS', 'PARTIAL_RANKINGS', 'GENESETS', 'GEARS_DE_KEYS', 'LIMMA_SAMPLES', 'DE_LAYOUT',
+           'DE_LABEL_COLUMNS', 'data_candidates', 'data_dir', 'load_manifest', 'data_path', 'file_sha256',
+           'verify_file', 'fetch', 'fetch_all', 'resumable_downloader', 'check_data', 'data_fingerprint',
+           'bundle_fingerprint', 'is_bundle', 'ScratchData', 'scratch_data_dir', 'read_gct', 'load_l1000', 'l1000_de',
+           'l1000_replicates', 'perturbqa_cell_lines', 'load_perturbqa', 'load_perturbqa_json', 'signature_sets',
+           'tahoe_cell_lines', 'load_signatures', 'top_k_up', 'top_k_down', 'load_gene_info', 'load_gene2go',
+           'load_go_terms', 'load_go_parents', 'symbol_map', 'normalize_symbols', 'ensembl_to_symbol', 'load_string',
+           'load_corum', 'read_gmt', 'geneset_names', 'load_gmt', 'load_moabox', 'load_repurposing',
+           'annotate_l1000_compounds', 'load_drugseq_design', 'load_singlecell', 'pseudobulk', 'pseudobulk_deltas',
+           'top_de_genes', 'gears_perturbation', 'read_gears', 'read_tahoe_pseudobulk', 'read_limma', 'de_dataset_name',
+           'read_de_profiles', 'de_annotation', 'write_de_example', 'kfold_perturbations', 'unseen_drug_split',
+           'unseen_cell_line_split', 'downsample_train', 'check_profiles']
 
 # %% ../nbs/01_data.ipynb #5d7f75e8
 import os, re, json, gzip, hashlib, functools, configparser, warnings
@@ -345,15 +346,17 @@ def l1000_replicates(de:ad.AnnData, # DE profiles from `l1000_de` (obs: compound
                      seed:int=0, # seed of the compound draw
                      poscon:bool=True # keep the positive controls (pert_type 'trt_poscon')
                     )->ad.AnnData:
-    "The `replicates` highest doses of each compound as stand-in replicates (obs 'replicate' 0 = highest)"
+    "The `replicates` highest doses of each compound as stand-in replicates (obs 'replicate' 0 = highest); a DE file's own replicates where obs has them"
     obs = de.obs
     keep = ~obs['is_control'].to_numpy(bool) if 'is_control' in obs else np.ones(len(obs), bool)
     if not poscon and 'pert_type' in obs: keep &= (obs.pert_type != 'trt_poscon').to_numpy()
     o = obs[keep]
-    rank = o.groupby('compound', observed=True).dose.rank(method='first', ascending=False).astype(int) - 1
+    if 'replicate' in o: rank = o.groupby('compound', observed=True).replicate.rank(method='first').astype(int) - 1  # true replicates
+    else: rank = o.groupby('compound', observed=True).dose.rank(method='first', ascending=False).astype(int) - 1
     n_per = o.groupby('compound', observed=True).compound.transform('size')
     o = o.assign(replicate=rank)[(rank < replicates) & (n_per >= replicates)]
     compounds = np.array(sorted(o.compound.unique()))
+    if not len(compounds): raise ValueError(f"no compound has {replicates} replicates (or doses); lower replicates")
     if n_compounds is not None:
         if n_compounds > len(compounds): raise ValueError(
             f"n_compounds={n_compounds} but only {len(compounds)} compounds have {replicates} doses; lower n_compounds")
@@ -764,6 +767,7 @@ def read_tahoe_pseudobulk(path, # a Tahoe-style pseudobulk .h5ad
 # %% ../nbs/01_data.ipynb #c67b554e
 _LIMMA_GENE = ('gene', 'genes', 'Gene', 'gene_symbol', 'SYMBOL', 'symbol', 'ID', 'gene_id', 'Unnamed: 0', '')
 _LIMMA_STATS = {'logFC': 'lfc', 'adj.P.Val': 'fdr', 't': 't', 'P.Value': 'pvalue'}
+LIMMA_SAMPLES = ('samples.tsv', 'samples.csv')  # a folder's sample table (read_de_profiles), not a topTable
 
 def _read_toptable(path:Path)->pd.DataFrame:
     sep = ',' if '.csv' in path.suffixes else '\t'
@@ -781,7 +785,7 @@ def read_limma(path_or_dir, # a folder of topTable files (.csv/.tsv/.txt, option
     "limma topTable output(s) -> AnnData contrasts x genes, X = layers['lfc'], layers 'fdr' (+ 't', 'pvalue')"
     p = Path(path_or_dir)
     if p.is_dir():
-        files = sorted(f for f in p.iterdir() if re.search(r'\.(csv|tsv|txt)(\.gz)?$', f.name))
+        files = sorted(f for f in p.iterdir() if re.search(r'\.(csv|tsv|txt)(\.gz)?$', f.name) and f.name not in LIMMA_SAMPLES)
         if not files: raise FileNotFoundError(f"no .csv/.tsv/.txt topTable files in {p}")
         long = pd.concat([_read_toptable(f).assign(contrast=re.sub(r'\.(csv|tsv|txt)(\.gz)?$', '', f.name)) for f in files])
     else:
@@ -796,6 +800,126 @@ def read_limma(path_or_dir, # a folder of topTable files (.csv/.tsv/.txt, option
     layers = {k: v[genes].to_numpy(dtype=float) for k, v in mats.items()}
     return ad.AnnData(layers['lfc'].copy(), obs=pd.DataFrame(index=mats['lfc'].index.astype(str).rename(None)),
                       var=pd.DataFrame(index=genes.astype(str).rename(None)), layers=layers)
+
+# %% ../nbs/01_data.ipynb #b6cad930
+DE_LAYOUT = """\
+an .h5ad file (samples x genes):
+  var_names    gene symbols                       e.g. 'EGR1', 'DUSP6', ...
+  layers['lfc'] log2 fold change vs control      float, NaN where a gene was not tested
+  layers['fdr'] adjusted p-value (limma adj.P.Val) float in [0, 1]
+  obs['perturbation']  compound or gene perturbed  e.g. 'dasatinib'
+  obs['replicate']     replicate of that perturbation  e.g. 1, 2, 3
+  optional obs: 'dose', 'batch', 'cell_line', 'moa', 'target'
+or a folder of limma topTables (one file per sample: gene column, logFC, adj.P.Val), named
+  <perturbation>__<replicate>.csv (e.g. dasatinib__1.csv), or listed in a samples.tsv beside them with
+  columns contrast (the file name without extension), perturbation, replicate (+ the optional columns)"""
+
+DE_LABEL_COLUMNS = ('moa', 'target')  # optional obs columns of a DE file: extra ground truth for clustering and recall
+
+def de_dataset_name(path # a user's DE file or limma folder
+                   )->str:
+    "How result rows name a user's DE profiles: the file or folder name (e.g. 'my_de.h5ad'), whatever it is called."
+    return Path(str(path).rstrip('/\\')).name
+
+def _de_error(path, what:str)->ValueError:
+    return ValueError(f"{path}: {what}. A DE profile file is laid out as\n{DE_LAYOUT}")
+
+def _read_de_h5ad(path:Path)->ad.AnnData:
+    a = ad.read_h5ad(path)  # read into memory: the file is opened read-only and never written
+    missing = [f"layer '{k}'" for k in ('lfc', 'fdr') if k not in a.layers] + \
+              [f"obs column '{k}'" for k in ('perturbation', 'replicate') if k not in a.obs]
+    if missing: raise _de_error(path, f"{', '.join(missing)} missing (it has layers {list(a.layers)}, obs columns {list(a.obs.columns)})")
+    return _symbol_var_names(a)
+
+def _limma_samples(path:Path, contrasts)->pd.DataFrame:
+    "perturbation and replicate (and optional columns) of each limma contrast: from samples.tsv, else from '<pert>__<rep>' names."
+    f = next((path / n for n in LIMMA_SAMPLES if (path / n).is_file()), None) if path.is_dir() else None
+    if f is not None:
+        s = pd.read_csv(f, sep=',' if f.suffix == '.csv' else '\t', dtype={'contrast': str})
+        missing = [c for c in ('contrast', 'perturbation', 'replicate') if c not in s]
+        if missing: raise _de_error(f, f"columns {missing} missing from the samples table")
+        lost = sorted(set(contrasts) - set(s.contrast.astype(str)))
+        if lost: raise _de_error(f, f"topTable(s) {lost[:5]} have no row in the samples table")
+        return s.set_index(s.contrast.astype(str)).loc[list(contrasts)].drop(columns='contrast')
+    parts = [str(c).rsplit('__', 1) for c in contrasts]
+    bad = [c for c, p in zip(contrasts, parts) if len(p) != 2 or not all(p)]
+    if bad: raise _de_error(path, f"topTable name(s) {bad[:5]} do not say their perturbation and replicate")
+    return pd.DataFrame(parts, index=list(contrasts), columns=['perturbation', 'replicate'])
+
+def read_de_profiles(path, # an .h5ad (layers lfc, fdr; obs perturbation, replicate) or a folder of limma topTables
+                     join:str='inner', # limma folder: 'inner' keeps genes tested in every sample, 'outer' all (NaN elsewhere)
+                    )->ad.AnnData:
+    "A user's DE profiles as the kernel sections' samples: X = layers['lfc'], layers 'fdr', obs compound and replicate rank"
+    p = Path(path)
+    if not p.exists(): raise FileNotFoundError(f"no DE profiles at {p}; pass an .h5ad or a folder of limma topTables:\n{DE_LAYOUT}")
+    if p.is_dir() or not p.name.endswith('.h5ad'):
+        a = read_limma(p, join=join)
+        a.obs = _limma_samples(p, a.obs_names).set_axis(a.obs_names)
+        fmt = 'limma'
+    else: a, fmt = _read_de_h5ad(p), 'h5ad'
+    layers = {k: np.asarray(v.toarray() if sp.issparse(v) else v, dtype=np.float64) for k, v in a.layers.items()
+              if k in ('lfc', 'fdr', 't', 'pvalue', 'z')}
+    F = layers['fdr'][np.isfinite(layers['fdr'])]
+    if F.size and (F.min() < 0 or F.max() > 1): raise _de_error(p, f"layer 'fdr' holds values outside [0, 1] ({F.min():.3g} .. {F.max():.3g})")
+    o = a.obs.copy()
+    o['perturbation'] = o.perturbation.astype(str)
+    if o.perturbation.nunique() < 2: raise _de_error(p, f"only {o.perturbation.nunique()} perturbation; clustering and recall need two or more")
+    o['replicate_id'] = o.replicate.astype(str)
+    dup = o.duplicated(['perturbation', 'replicate_id'])
+    if dup.any(): raise _de_error(p, f"perturbation/replicate pairs occur twice: {o.loc[dup, ['perturbation', 'replicate_id']].head(3).values.tolist()}")
+    rep = pd.to_numeric(o.replicate, errors='coerce')
+    key = rep if rep.notna().all() else o.replicate_id
+    o['replicate'] = o.assign(_k=key).groupby('perturbation')._k.rank(method='first').astype(int).to_numpy() - 1
+    o['compound'] = o.perturbation
+    o['dose'] = pd.to_numeric(o['dose'], errors='coerce') if 'dose' in o else np.nan
+    o['batch'] = o['batch'].astype(str) if 'batch' in o else 'rep' + o.replicate.astype(str)
+    o['is_control'] = o['is_control'].astype(bool) if 'is_control' in o else False
+    if 'targets' not in o and 'target' in o: o['targets'] = o['target']
+    out = ad.AnnData(layers['lfc'].copy(), obs=o, var=pd.DataFrame(index=a.var_names.astype(str)), layers=layers)
+    out.obs_names = (o.perturbation + '_r' + o.replicate_id).to_numpy()
+    out.obs_names_make_unique()
+    cl = o['cell_line'].astype(str).unique() if 'cell_line' in o else []
+    out.uns['de_file'] = dict(name=de_dataset_name(p), format=fmt, n_samples=int(out.n_obs), cell_line=cl[0] if len(cl) == 1 else '',
+                              n_perturbations=int(o.perturbation.nunique()), labels=[c for c in DE_LABEL_COLUMNS if c in o])
+    return out
+
+def de_annotation(de:ad.AnnData, # DE profiles from `read_de_profiles`
+                 )->pd.DataFrame:
+    "Per compound: the file's moa and targets labels (NaN where the file has none), like `annotate_l1000_compounds`"
+    cols = {'moa': 'moa', 'targets': 'targets'}
+    a = pd.DataFrame({k: de.obs[c].astype(object).to_numpy() if c in de.obs else np.nan for k, c in cols.items()}, index=de.obs.compound.astype(str).to_numpy())
+    a = a[~a.index.duplicated()]
+    return a.where(a.notna() & (a.astype(str) != ''), np.nan)
+
+def write_de_example(folder, # where to write it (a folder you own, e.g. a temporary one)
+                     n_compounds:int=4, # compounds drawn (seeded) from the plate when `compounds` is None
+                     replicates:int=3, # profiles per compound (the plate's highest doses stand in for replicates)
+                     genes:int=300, # genes kept: those with the largest mean |LFC|
+                     seed:int=0, # seed of the draw
+                     fmt:str='h5ad', # 'h5ad' (my_de.h5ad) or 'limma' (folder my_limma/ of <perturbation>__<replicate>.csv)
+                     compounds=None, # plate compounds to use (None: a seeded draw)
+                     keep=(), # compounds that keep their plate name; the others become cmpd_1, cmpd_2, ...
+                     drop=(), # layers or obs columns to leave out (to see the errors)
+                    )->Path:
+    "A small DE file in the user's layout from the plate's real profiles, perturbations renamed, a made-up two-group `moa`; its path."
+    reps = l1000_replicates(l1000_de(load_l1000()), None if compounds else n_compounds, replicates, seed)
+    if compounds: reps = reps[reps.obs.compound.isin(list(compounds)).to_numpy()]
+    var = np.sort(np.argsort(-np.abs(reps.layers['lfc']).mean(0))[:genes])
+    names = {c: c if c in keep else f'cmpd_{k + 1}' for k, c in enumerate(dict.fromkeys(reps.obs.compound))}
+    obs = pd.DataFrame(dict(perturbation=reps.obs.compound.map(names).to_numpy(), replicate=reps.obs.replicate.to_numpy() + 1,
+                            moa=reps.obs.compound.map(lambda c: f'moa_{len(c) % 2}').to_numpy()), index=[f's{i}' for i in range(reps.n_obs)])
+    lay = {k: np.asarray(reps.layers[k])[:, var] for k in ('lfc', 'fdr', 'z')}
+    folder = Path(folder)
+    if fmt == 'h5ad':
+        a = ad.AnnData(lay['lfc'].copy(), obs=obs.drop(columns=[c for c in drop if c in obs]), var=pd.DataFrame(index=reps.var_names[var]),
+                       layers={k: lay[k] for k in ('lfc', 'fdr') if k not in drop})
+        a.write_h5ad(folder / 'my_de.h5ad'); return folder / 'my_de.h5ad'
+    if fmt != 'limma': raise ValueError(f"fmt={fmt!r}; use 'h5ad' or 'limma'")
+    d = folder / 'my_limma'; d.mkdir()
+    for i, o in enumerate(obs.itertuples()):
+        pd.DataFrame({'logFC': lay['lfc'][i], 't': lay['z'][i], 'adj.P.Val': lay['fdr'][i]},
+                     index=reps.var_names[var]).to_csv(d / f'{o.perturbation}__{o.replicate}.csv')
+    return d
 
 # %% ../nbs/01_data.ipynb #116de566
 def kfold_perturbations(perts, # perturbation names (duplicates are counted once)
