@@ -8,7 +8,7 @@ from pathlib import Path
 
 RATES = {"kernel": r"/kernel_\w+/failure_rate$", "ablations": r"/kernel_\w+(@\w+)?/failure_rate$",
          "batch_simulation": r"/kernel_\w+/failure_rate$", "cross_modal": r"/kernel_\w+/failure_rate$",
-         "langpert": r"_llmsubset/langpert/answer_fallback_rate$", "lgr": r"_llm_subset/lgr/imputed_rate$",
+         "langpert": r"_llmsubset/langpert/answer_fallback_rate$", "lgr": r"_llm_subset/lgr/k_used_zero_rate$",
          "kg_neighbours": r"/kg_llm_edit/failure_rate$"}
 
 def check(s:str, m:str, out:Path, rc:int) -> str:

@@ -19,11 +19,11 @@ from sklearn import metrics as skm
 # %% auto #0
 __all__ = ['METRICS', 'ENV_PACKAGES', 'RESULT_COLUMNS', 'global_correlation', 'cluster', 'purity', 'ari', 'ami', 'recall_curve',
            'recall_at_k', 'aurecall', 'self_consistency', 'pearson_delta', 'mae', 'mse', 'top_de', 'mae_top_de',
-           'mse_top_de', 'pearson_top_de', 'sign_accuracy', 'cosine', 'r2', 'retrieval', 'average_precision', 'auroc',
-           'auroc_per_gene', 'spearman_brown', 'reproducibility', 'Metric', 'mean_sem', 'ttest_1samp', 'ttest_2samp',
-           'wilcoxon_paired', 'auroc_per_gene_bootstrap', 'bootstrap_interval', 'auroc_per_gene_ci', 'paired_bootstrap',
-           'resolve_out_dir', 'environment', 'result_rows', 'check_table', 'write_results', 'read_results',
-           'save_table', 'save_figure', 'metrics_frame']
+           'mse_top_de', 'pearson_top_de', 'sign_accuracy', 'cosine', 'r2', 'r2_linreg', 'retrieval',
+           'average_precision', 'auroc', 'auroc_per_gene', 'spearman_brown', 'reproducibility', 'Metric', 'mean_sem',
+           'ttest_1samp', 'ttest_2samp', 'wilcoxon_paired', 'auroc_per_gene_bootstrap', 'bootstrap_interval',
+           'auroc_per_gene_ci', 'paired_bootstrap', 'resolve_out_dir', 'environment', 'result_rows', 'check_table',
+           'write_results', 'read_results', 'save_table', 'save_figure', 'metrics_frame']
 
 # %% ../nbs/02_metrics.ipynb #1407bb45
 def _array(x, name:str, ndim:int|None=None, finite:bool=True) -> np.ndarray:
@@ -264,6 +264,12 @@ def r2(pred, true) -> float:
     if len(t) < 2: raise ValueError("r2 needs at least 2 genes")
     return float(skm.r2_score(t, p))
 
+def r2_linreg(pred, true) -> float:
+    "R² of the least-squares line true ≈ a + b·pred (the LGR paper's 'R² of linear regression'): Pearson r², 0 for a constant vector."
+    p, t = _vectors(pred, true)
+    if len(t) < 2: raise ValueError("r2_linreg needs at least 2 genes")
+    return float(_pearson(p, t) ** 2)
+
 # %% ../nbs/02_metrics.ipynb #8fe630a5
 def retrieval(
     pred, # m×g predicted deltas (one row per perturbation)
@@ -374,6 +380,7 @@ METRICS: dict[str, Metric] = _registry(
     (sign_accuracy, 1.0, "fraction of genes with sign(pred) == sign(true)"),
     (cosine, 1.0, "cosine similarity of predicted and true deltas"),
     (r2, 1.0, "scikit-learn r2_score(true, pred)"),
+    (r2_linreg, 1.0, "R² of the least-squares line true ≈ a + b·pred (= Pearson r²; the LGR paper's 'R² of linear regression')"),
     (retrieval, 1.0, "mean over i of the fraction of j with Pearson(pred_i, true_j) ≤ Pearson(pred_i, true_i) (random ≈ 0.5)"),
     (average_precision, 1.0, "average precision (scikit-learn)"),
     (auroc, 1.0, "area under the ROC curve (scikit-learn)"),
