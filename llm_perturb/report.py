@@ -172,9 +172,11 @@ def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: `default_paper
 
 # %% ../nbs/99_report.ipynb #5789215b
 def is_full_test(split:str) -> bool:
-    "Whether a results row's `split` names the full test set ('full test', 'full_test', 'full test set', or a k-fold CV: '5-fold CV')."
-    s = re.sub(r"[\s_\-]+", " ", str(split).strip().lower())
-    return s in ("full test", "full test set") or re.fullmatch(r"\d+ fold cv", s) is not None
+    "Whether a results row's `split` names the full test set ('full test', a k-fold CV: '5-fold CV', '8-fold CV by cell line', or every test pair of a split file: 'split file NAME')."
+    raw = str(split).strip().lower()
+    s = re.sub(r"[\s_\-]+", " ", raw)
+    return (s in ("full test", "full test set") or re.fullmatch(r"\d+ fold cv( by [a-z ]+)?", s) is not None
+            or re.fullmatch(r"split file [^,]+", raw) is not None)
 
 def task_matches(task:str, # our task name, e.g. 'tahoe_unseen_drug' or 'perturbqa_de_k562'
                  paper_task:str, # a published row's task ('' = any task of the section)
