@@ -21,13 +21,13 @@ from .graphs import KGraph, NeighbourhoodUnion, kg_neighbours, kg_similarity, gr
 from .select import cell_line_text, run_requests
 
 # %% auto #0
-__all__ = ['EDIT_INSTRUCTIONS', 'EDIT_CHECKLIST', 'GRPO_RECIPE', 'PAPER_GRAPHS', 'QA_QUESTIONS', 'QA_FORMAT', 'QA_CONFIDENCE',
+__all__ = ['PAPER_GRAPHS', 'EDIT_INSTRUCTIONS', 'EDIT_CHECKLIST', 'GRPO_RECIPE', 'QA_QUESTIONS', 'QA_FORMAT', 'QA_CONFIDENCE',
            'QA_PROTOCOL', 'kg_params', 'perturbqa_lines', 'perturbqa_oracle', 'evaluate_perturbqa',
-           'perturbqa_bootstrap', 'paired_auroc_test', 'transfer_params', 'evaluate_signatures', 'ceiling_correction',
-           'simulated_deltas', 'evaluate_continuous', 'edit_schema', 'gene_context', 'edit_prompt', 'Edit',
-           'parse_edit', 'apply_edit', 'addition_pool', 'llm_edit_neighbourhoods', 'RewardConfig', 'format_reward',
-           'validity_reward', 'pearson_reward', 'edit_reward', 'grpo_config_kwargs', 'grpo_reward_config',
-           'grpo_reward_fn', 'grpo_dataset', 'grpo_questions', 'grpo_train', 'tiny_policy', 'union_method',
+           'perturbqa_bootstrap', 'paired_auroc_test', 'union_method', 'transfer_params', 'evaluate_signatures',
+           'ceiling_correction', 'simulated_deltas', 'evaluate_continuous', 'edit_schema', 'gene_context',
+           'edit_prompt', 'Edit', 'parse_edit', 'apply_edit', 'addition_pool', 'llm_edit_neighbourhoods',
+           'RewardConfig', 'format_reward', 'validity_reward', 'pearson_reward', 'edit_reward', 'grpo_config_kwargs',
+           'grpo_reward_config', 'grpo_reward_fn', 'grpo_dataset', 'grpo_questions', 'grpo_train', 'tiny_policy',
            'dataset_name', 'pseudobulk_files', 'read_screen', 'read_split_file', 'screen_split', 'coexpression_graph',
            'screen_graphs', 'table1_predictions', 'per_perturbation_scores', 'table1_summary', 'wilcoxon_signed_rank',
            'table1_wilcoxon', 'table1', 'table1_task', 'table1_metrics', 'qa_schema', 'qa_context', 'qa_prompt',
@@ -43,7 +43,7 @@ def kg_params():
             "max_tokens": PosInt,
             "pseudobulk_file": NonEmptyStr | ListOf(NonEmptyStr) | None,
             "pb_graphs": ListOf(OneOf("string", "go", "corum", "genesets", "screen_coexp", "control_coexp")),
-            "split_file": NonEmptyStr | None, "test_fraction": Fraction, "pb_llm_n_test": NonNegInt,
+            "split_file": NonEmptyStr | None, "test_fraction": Fraction, "pb_llm_n_test": NonNegInt | None,
             "ceiling": OneOf("sqrt_n", "spearman_brown")}
 
 # %% ../nbs/22_kg_neighbours.ipynb #5bb1b16b
@@ -162,6 +162,16 @@ def paired_auroc_test(draws:Mapping[str, np.ndarray], # from perturbqa_bootstrap
         t = paired_bootstrap(draws[a], draws[b], level)
         rows.append(dict(a=a, b=b, diff=point[a] - point[b], ci_low=t["ci_low"], ci_high=t["ci_high"], p=t["pvalue"], n_boot=t["n_boot"]))
     return pd.DataFrame(rows)
+
+
+# %% ../nbs/22_kg_neighbours.ipynb #002489d8
+PAPER_GRAPHS = ('string', 'go', 'screen_coexp', 'control_coexp')  # the graphs of a pseudobulk run (paper: STRING, GO + 2 screen graphs)
+
+def union_method(graph_names:Sequence[str]) -> str:
+    "The method name of the union of these graphs, which lists them: 'kg_union_' + the graph names."
+    names = [str(g) for g in graph_names]
+    if not names: raise ValueError("a union needs at least one graph name")
+    return 'kg_union_' + '_'.join(names)
 
 
 # %% ../nbs/22_kg_neighbours.ipynb #15cf182d
@@ -604,14 +614,6 @@ def tiny_policy(folder, # where to write the model (a Hugging Face folder: confi
     return folder
 
 # %% ../nbs/22_kg_neighbours.ipynb #6e484548
-PAPER_GRAPHS = ('string', 'go', 'screen_coexp', 'control_coexp')  # the graphs of a pseudobulk run (paper: STRING, GO + 2 screen graphs)
-
-def union_method(graph_names:Sequence[str]) -> str:
-    "The method name of the union of these graphs, which lists them: 'kg_union_' + the graph names."
-    names = [str(g) for g in graph_names]
-    if not names: raise ValueError("a union needs at least one graph name")
-    return 'kg_union_' + '_'.join(names)
-
 def dataset_name(path) -> str:
     "How results rows name a user's data file: its file name (with its folder when the name is GEARS' generic one)."
     p = Path(path)
@@ -817,7 +819,7 @@ def table1(path, # a GEARS perturb_processed.h5ad
            graphs:Sequence[str]=PAPER_GRAPHS, base:Mapping|None=None, # graph names; prebuilt graphs to reuse
            split_file=None, test_fraction:float=0.2, k:int=20, seed:int=0,
            ceiling:str='sqrt_n', # the ceiling's correction (ceiling_correction); the other one is kept as ceiling@<other>
-           llm_n_test:int=0, model:str|None=None, cache=None, budget=None, # the LLM edit step (0: skip)
+           llm_n_test:int|None=0, model:str|None=None, cache=None, budget=None, # the LLM edit step (0: skip; None: every test perturbation)
            verbose:bool=True, **llm_kw,
           ) -> dict: # scores, summary, wilcoxon, split, sizes, edits, dataset, cell_line, n_test
     "KG paper Table 1 on one screen: graph neighbours, their union, the mean, the ceiling and LLM edits; Pearson delta and retrieval."
@@ -835,8 +837,9 @@ def table1(path, # a GEARS perturb_processed.h5ad
         scores[('pearson_delta', 'ceiling')] = ceiling_correction(r, ceiling)
         scores[('pearson_delta', f'ceiling@{other}')] = ceiling_correction(r, other)
     edits = pd.DataFrame()
-    if llm_n_test:
-        q = sorted(np.random.default_rng(seed).permutation(np.array(test, dtype=object))[:llm_n_test].tolist())
+    n_ask = len(test) if llm_n_test is None else llm_n_test
+    if n_ask:
+        q = sorted(np.random.default_rng(seed).permutation(np.array(test, dtype=object))[:n_ask].tolist())
         kg_sets = kg_neighbours(G[U[3:]], q, train, k=k, seed=seed) if U.startswith('kg_union_') else kg_neighbours(G[graphs[0]], q, train, k=k, seed=seed)
         edited, edits, res = llm_edit_neighbourhoods(kg_sets, train, scr['cell_line'] or 'the screen', model=model, cache=cache,
                                                      budget=budget, label=dataset_name(path), **llm_kw)
