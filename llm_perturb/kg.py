@@ -867,14 +867,17 @@ def table1_metrics(res:dict) -> tuple[dict, dict]: # (flat metrics, task -> row 
     "Flat 'task/method/metric' numbers of a Table 1 result, and the row columns that name its file and split."
     task, m = table1_task(res), {}
     for r in res['summary'].itertuples():
-        t = f"{task}_llm{res['n_llm']}" if r.method == 'kg_llm_edit' or r.method.endswith('@llm_subset') else task
+        t = f"{task}_llm{len(res['edits'])}" if r.method == 'kg_llm_edit' or r.method.endswith('@llm_subset') else task
         meth = r.method.removesuffix('@llm_subset')
         m[f"{t}/{meth}/{r.metric}"], m[f"{t}/{meth}/{r.metric}_ci_low"], m[f"{t}/{meth}/{r.metric}_ci_high"] = r.mean, r.ci_low, r.ci_high
         m[f"{t}/{meth}/{r.metric}_sem"] = r.sem
     for meth, v in res['fallback'].items(): m[f"{task}/{meth}/fallback_share"] = v
+    e = res['edits']
+    if len(e):  # a failed answer keeps the KG set (counted, as on PerturbQA)
+        m[f"{task}_llm{len(e)}/kg_llm_edit/failure_rate"] = float(1 - e.ok.mean())
     cols = dict(dataset=res['dataset'], data='real', cell_line=res['cell_line'], split='full test', n=res['n_test'])
     rows = {task: cols}
-    if res['n_llm']: rows[f"{task}_llm{res['n_llm']}"] = dict(cols, split=f"test subset ({res['n_llm']} perturbations: LLM-edited)", n=res['n_llm'])
+    if len(e): rows[f"{task}_llm{len(e)}"] = dict(cols, split=f"test subset ({len(e)} perturbations: LLM-edited)", n=len(e))
     return m, rows
 
 # %% ../nbs/22_kg_neighbours.ipynb #02661ac0
