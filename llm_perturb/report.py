@@ -359,7 +359,7 @@ def findings(results:pd.DataFrame, paper:pd.DataFrame) -> pd.DataFrame:
         tested = False
         for g, d in c.groupby(_FIND_GROUP, dropna=False, sort=False):
             vals = dict(zip(d.method, d.value))
-            verdict, detail = evaluate_check(vals, q["check"]) if q["check"] else ("not testable", "the finding states no ordering to test")
+            verdict, detail = evaluate_check(vals, q["check"]) if q["check"] else ("not testable", _no_check_reason(q))
             named = {m for a, _, b, _ in parse_check(q["check"]) for m in (a, b)} if q["check"] else {x.strip() for x in q["comparable_method"].split(",")}
             if not named & set(d.method): continue
             tested = True
@@ -469,9 +469,14 @@ def _group_blockers(d:pd.DataFrame) -> list[str]:
     if any(is_tiny(m, u) for m, u in zip(d.model, d.uses_llm)): why.append("needs a capable LLM: the LLM rows are the embedded tiny model's")
     return why
 
+def _no_check_reason(p) -> str:
+    "Why a finding has no check: its note when the note says it is untestable here, else that it states no ordering."
+    note = str(p.get("note") or "")
+    return note if note.lower().startswith("untestable") else "the finding states no ordering to test"
+
 def _finding_claim(results:pd.DataFrame, p) -> dict:
     "Verdict on one stated finding: its ordering checked on every group of our rows that may test it."
-    if not p["check"]: return dict(ours="", verdict="not testable here", why="the finding states no ordering to test")
+    if not p["check"]: return dict(ours="", verdict="not testable here", why=_no_check_reason(p))
     named = {m for a, _, b, _ in parse_check(p["check"]) for m in (a, b)}
     tested, blocked = [], []
     for g, d in _concerns(results, p).groupby(_FIND_GROUP, dropna=False, sort=False):
