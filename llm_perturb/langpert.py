@@ -5,6 +5,7 @@
 # %% ../nbs/20_langpert.ipynb #d72a017d
 from __future__ import annotations
 import functools, json, math, re
+from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -19,11 +20,12 @@ from .graphs import gene_facts
 
 # %% auto #0
 __all__ = ['LANGPERT_RULES', 'CANDIDATE_ORDERS', 'SYSTEM_PROMPT', 'LANGPERT_CONTEXTS', 'OTHER_CONTEXT', 'PROMPT_LAYOUTS',
-           'PROMPT_CHECKLIST', 'FALLBACK_STATUSES', 'AGGREGATORS', 'langpert_params', 'prepare_candidates',
-           'check_gene_symbol', 'langpert_context', 'langpert_prompt', 'extract_selection', 'match_to_pool',
-           'parse_selection', 'selection_requests', 'llm_settings', 'plan_calls', 'run_selections', 'not_sent',
-           'selection_stats', 'langpert_predict', 'mean_baseline', 'ranked_by_similarity', 'oracle_neighbours',
-           'label_oracle_neighbours', 'predictor_graphs', 'continuous_scores', 'gears_deltas',
+           'PROMPT_CHECKLIST', 'FALLBACK_STATUSES', 'AGGREGATORS', 'DE_GENE_SOURCES', 'langpert_params',
+           'prepare_candidates', 'resolve_layout', 'check_gene_symbol', 'langpert_context', 'langpert_prompt',
+           'extract_selection', 'match_to_pool', 'parse_selection', 'selection_requests', 'llm_settings', 'plan_calls',
+           'run_selections', 'not_sent', 'selection_stats', 'selection_sizes', 'langpert_predict', 'mean_baseline',
+           'ranked_by_similarity', 'oracle_neighbours', 'label_oracle_neighbours', 'predictor_graphs', 'de_mask',
+           'continuous_scores', 'training_draws', 'sweep_summary', 'gears_de_genes', 'gears_deltas',
            'reproducibility_ceiling', 'pseudobulk_dataset', 'check_cell_line', 'perturbqa_lines', 'auroc_table']
 
 # %% ../nbs/20_langpert.ipynb #a1b2c3d4
@@ -33,10 +35,11 @@ def langpert_params():
     return {**COMMON, "compare_model": NonEmptyStr | None, "cell_lines": OneOf("all") | ListOf(NonEmptyStr, min_len=1),
             "n_folds": PosInt, "train_sizes": ListOf(PosInt | None, min_len=1), "llm_train_sizes": ListOf(PosInt | None, min_len=1),
             "k": ListOf(PosInt, min_len=1), "kg_k": PosInt, "max_candidates": PosInt | None | OneOf("auto"),
-            "candidate_order": OneOf(*CANDIDATE_ORDERS), "prompt_layout": OneOf(*PROMPT_LAYOUTS),
+            "candidate_order": OneOf(*CANDIDATE_ORDERS), "prompt_layout": OneOf("auto", *PROMPT_LAYOUTS),
             "max_tokens": PosInt | None, "n_test_llm": PosInt | None, "n_sim_perts": PosInt,
             "n_sim_genes": PosInt, "n_boot": PosInt, "pseudobulk_file": NonEmptyStr | None,
-            "grounding": bool}
+            "grounding": bool, "n_draws": PosInt, "selection_cut": PosInt | None, "layout_check": bool,
+            "de_genes": OneOf(*DE_GENE_SOURCES) | NonEmptyStr}
 
 LANGPERT_RULES = [(lambda v: set(v["llm_train_sizes"]) <= set(v["train_sizes"]),
                    "llm_train_sizes must be a subset of train_sizes (the LLM is asked at sizes the sweep runs)"),
@@ -103,6 +106,14 @@ _BLOCKS = dict(
           "know): {facts}")  # only with grounding (beyond the paper)
 PROMPT_LAYOUTS = {"prefix": ("context", "candidates", "criteria", "task", "answer", "query"),  # shared prefix, query last
                   "paper": ("task", "criteria", "context", "candidates", "answer")}  # the paper's order, query first
+
+def resolve_layout(layout:str, # 'auto', 'paper' or 'prefix'
+                   model:str, # litellm model string
+                  ) -> str:
+    "The prompt layout a run uses: 'auto' is the paper's for API models and 'prefix' for embedded `local/` models."
+    if layout == "auto": return "prefix" if str(model).startswith("local/") else "paper"
+    if layout not in PROMPT_LAYOUTS: raise ValueError(f"layout={layout!r}; use 'auto' or one of {list(PROMPT_LAYOUTS)}")
+    return layout
 PROMPT_CHECKLIST = {  # instruction of the paper's prompt -> words that carry it in ours
     "pick from the list only": "from the list of genes to choose from only", "5 to 10 genes": "{k_min} to {k_max} genes",
     "ranked, most similar first": "most similar first", "pathways and functions": "biological pathways or have shared functions",
@@ -195,9 +206,11 @@ def extract_selection(text:str|None # the model's answer
 # %% ../nbs/20_langpert.ipynb #d2b08547
 def match_to_pool(names:Sequence[str], # names as the model wrote them
                   pool:Sequence[str], # the candidate pool (names as in the data)
-                  k_max:int|None=None, # keep at most this many valid names
+                  cut:int|None=None, # keep at most this many valid names (None: all of them)
                  ) -> dict:
-    "Map names onto the pool (case, whitespace, aliases): {'selected', 'n_raw', 'n_out_of_pool', 'n_duplicate', 'n_truncated', 'out_of_pool'}."
+    "Map names onto the pool (case, whitespace, aliases): {'selected', 'n_raw', 'n_valid', 'n_out_of_pool', 'n_duplicate', 'n_truncated', 'out_of_pool'}."
+    if cut is not None and (not isinstance(cut, (int, np.integer)) or cut < 1):
+        raise ValueError(f"cut={cut!r}; use a positive integer or None (keep every valid name)")
     index = {}
     for p, o in zip(pool, normalize_symbols(list(pool))):
         index.setdefault(str(p).strip().upper(), p); index.setdefault(str(o).upper(), p)
@@ -207,20 +220,20 @@ def match_to_pool(names:Sequence[str], # names as the model wrote them
         if p is None: out.append(n)
         elif p in selected: dup += 1
         else: selected.append(p)
-    cut = max(0, len(selected) - k_max) if k_max is not None else 0
-    return dict(selected=selected[:len(selected) - cut], n_raw=len(names), n_out_of_pool=len(out), n_duplicate=dup,
-                n_truncated=cut, out_of_pool=out)
+    n_cut = max(0, len(selected) - cut) if cut is not None else 0
+    return dict(selected=selected[:len(selected) - n_cut], n_raw=len(names), n_valid=len(selected), n_out_of_pool=len(out),
+                n_duplicate=dup, n_truncated=n_cut, out_of_pool=out)
 
 def parse_selection(text:str|None, # the model's answer
                     pool:Sequence[str], # the candidate pool
-                    k_max:int|None=10, # keep at most this many names
+                    cut:int|None=None, # keep at most this many valid names (None: every valid name, as the authors' code)
                    ) -> dict:
     "Parse an answer into a selection; status 'ok', 'empty' (no valid name) or 'unparsed' (no list found)."
     names, reasoning = extract_selection(text)
     if names is None:
-        return dict(selected=[], n_raw=0, n_out_of_pool=0, n_duplicate=0, n_truncated=0, out_of_pool=[],
+        return dict(selected=[], n_raw=0, n_valid=0, n_out_of_pool=0, n_duplicate=0, n_truncated=0, out_of_pool=[],
                     reasoning=None, status="unparsed")
-    m = match_to_pool(names, pool, k_max)
+    m = match_to_pool(names, pool, cut)
     return dict(m, reasoning=reasoning, status="ok" if m["selected"] else "empty")
 
 # %% ../nbs/20_langpert.ipynb #0238482d
@@ -234,7 +247,9 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
                        check_genes:bool=True, # require known gene symbols as queries
                        constrain:bool|None=None, # enum-constrained JSON schema (default: for local/ models)
                        reasoning_chars:int=80, # maxLength of the constrained reasoning
-                       layout:str="prefix", # prompt layout: 'prefix' (query last) or 'paper' (query first)
+                       max_items:int|None=None, # the constrained schema's most kNN items (None: k_max; a guard, see below)
+                       layout:str="auto", # prompt layout: 'auto' (`resolve_layout`), 'prefix' (query last) or 'paper' (query first)
+                       cut:int|None=None, # keep at most this many valid names of an answer (None: all, as the authors' code)
                        grounding:bool=False, # add retrieved facts about each query (`graphs.gene_facts`, STRING partners among its candidates)
                        **labels, # extra columns, e.g. task='sim', fold=0
                       ) -> pd.DataFrame:
@@ -243,6 +258,9 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
     if check_genes: [check_gene_symbol(q) for q in queries]
     base = prepare_candidates(train, None, order, max_candidates, seed, prior)
     constrain = model.startswith("local/") if constrain is None else bool(constrain)
+    layout = resolve_layout(layout, model)
+    if cut is not None and (not isinstance(cut, (int, np.integer)) or cut < 1):
+        raise ValueError(f"cut={cut!r}; use a positive integer or None (keep every valid name)")
     pools = {q: tuple(base) if q not in base else tuple(prepare_candidates(train, q, order, max_candidates, seed, prior))
              for q in queries}
     facts = gene_facts(queries, partners_in=pools) if grounding else {}
@@ -250,17 +268,19 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
     for q, cands in pools.items():
         schema = None
         if constrain:
-            schema = selection_schema(list(cands), k_min, k_max)
+            schema = selection_schema(list(cands), 1, max_items or k_max)  # no forced minimum beyond one name
             schema["properties"]["reasoning"]["maxLength"] = reasoning_chars
         rows.append(dict(**labels, model=model, query=q, candidates=cands, k_min=k_min, k_max=k_max,
                          prompt=langpert_prompt(q, cands, cell_line, k_min, k_max, contexts, check_gene=False, layout=layout,
                                                 facts=facts.get(q)),  # None without grounding
-                         schema=schema, layout=layout, grounded=grounding))
-    return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt", "schema", "layout", "grounded"])
+                         schema=schema, layout=layout, grounded=grounding, cut=cut))
+    return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt", "schema", "layout",
+                                       "grounded", "cut"])
 
 def _parse_row(result, row) -> dict:
     "The select-loop parser: the answer mapped onto the row's candidate pool."
-    return parse_selection(result.text, row["candidates"], int(row["k_max"]))
+    c = row.get("cut")
+    return parse_selection(result.text, row["candidates"], None if c is None or c != c else int(c))
 
 # %% ../nbs/20_langpert.ipynb #fe000362
 _SEND = dict(system=SYSTEM_PROMPT, temperature=0.0)  # what every answer is asked with (plus max_tokens)
@@ -268,15 +288,16 @@ _SEND = dict(system=SYSTEM_PROMPT, temperature=0.0)  # what every answer is aske
 def llm_settings(model:str, # litellm model string
                  max_candidates="auto", # 'auto', a positive int or None (all)
                  max_tokens=None, # None (by model) or a positive int
+                 layout="auto", # prompt layout: 'auto', 'paper' or 'prefix' (`resolve_layout`)
                 ) -> dict:
-    "Resolve the defaults: embedded (local/) models see a seeded random 100 candidates and answer in 256 tokens; others all, 4,096."
+    "Resolve the defaults: embedded (local/) models see a seeded random 100 candidates, answer in 256 tokens, prompt 'prefix'; others all, 4,096, 'paper'."
     embedded = str(model).startswith("local/")
     mc = (100 if embedded else None) if max_candidates == "auto" else max_candidates
     mt = (256 if embedded else 4096) if max_tokens in (None, "auto") else max_tokens
     if mc is not None and (not isinstance(mc, (int, np.integer)) or mc < 1):
         raise ValueError(f"max_candidates={max_candidates!r}; use 'auto', a positive integer or None (all)")
     if not isinstance(mt, (int, np.integer)) or mt < 1: raise ValueError(f"max_tokens={max_tokens!r}; use None (by model) or a positive integer")
-    return dict(max_candidates=mc, max_tokens=int(mt))
+    return dict(max_candidates=mc, max_tokens=int(mt), layout=resolve_layout(layout, model))
 
 def plan_calls(requests:pd.DataFrame, # from selection_requests (concatenated)
                cache=None, # the response cache (or its path)
@@ -309,14 +330,24 @@ FALLBACK_STATUSES = ("empty", "unparsed", "failed")
 
 def selection_stats(sel:pd.DataFrame # from run_selections
                    ) -> dict:
-    "Counts of a selection run: queries, fallback rate, out-of-pool and duplicate rates, mean set size."
+    "Counts of a selection run: queries, fallback rate, out-of-pool and duplicate rates, mean set size, valid names per answer."
     s = sel[sel.status != "not_sent"]
     raw = s.n_raw.sum()
     return dict(n_queries=len(s), n_not_sent=int((sel.status == "not_sent").sum()),
                 fallback_rate=float(s.status.isin(FALLBACK_STATUSES).mean()) if len(s) else float("nan"),
                 out_of_pool_rate=float(s.n_out_of_pool.sum() / raw) if raw else float("nan"),
                 duplicate_rate=float(s.n_duplicate.sum() / raw) if raw else float("nan"),
-                mean_selected=float(s.selected.map(len).mean()) if len(s) else float("nan"))
+                mean_selected=float(s.selected.map(len).mean()) if len(s) else float("nan"),
+                **({f"n_valid_{q}": float(getattr(s.n_valid, q)()) if len(s) else float("nan") for q in ("min", "median", "max")}
+                   if "n_valid" in s else {}))
+
+def selection_sizes(sel:pd.DataFrame, # from run_selections
+                    by:Sequence[str]=("task", "model"), # columns to count by
+                   ) -> pd.DataFrame:
+    "How many answers named 0, 1, 2, ... distinct valid candidates, per group of `by` (answered queries only)."
+    s = sel[sel.status != "not_sent"]
+    if not len(s): return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=list(by)))
+    return s.groupby(list(by), sort=False).n_valid.value_counts().unstack(fill_value=0).sort_index(axis=1).rename_axis(columns="n_valid")
 
 # %% ../nbs/20_langpert.ipynb #1e01a7ce
 AGGREGATORS = ("mean", "rank_weighted", "median")
@@ -427,26 +458,107 @@ def predictor_graphs(knowledge:Mapping, # from simulate.simulator_knowledge: its
 
 
 # %% ../nbs/20_langpert.ipynb #7eaeba56
+def de_mask(queries:Sequence[str], # rows (perturbations)
+            genes:Sequence[str], # columns (read-out genes)
+            de_genes:Mapping[str, Sequence[str]], # perturbation -> its listed DE genes (e.g. GEARS' top-20)
+           ) -> np.ndarray: # queries × genes, True at each query's listed genes; a row with no list is all False
+    "Boolean mask of each query's listed DE genes among `genes` (names not among them are ignored)."
+    col = {g: j for j, g in enumerate(map(str, genes))}
+    M = np.zeros((len(queries), len(col)), dtype=bool)
+    for i, q in enumerate(queries):
+        js = [col[str(g)] for g in de_genes.get(str(q), ()) if str(g) in col]
+        M[i, js] = True
+    return M
+
 def continuous_scores(pred, # queries × genes predictions (DataFrame or array)
                       true, # queries × genes true deltas, same order
                       k:int=20, # top-k DE genes of each true delta
+                      de_genes:Mapping|None=None, # perturbation -> listed DE genes (GEARS' lists); None: the k largest |true|
                      ) -> pd.DataFrame:
-    "Per query: MAE, MSE and Pearson r on the top-k DE genes of the true delta."
+    "Per query: MAE, MSE and Pearson r on its top-k DE genes: its listed DE genes, else the k largest |true delta|."
     P, T = np.asarray(pred, dtype=float), np.asarray(true, dtype=float)
     if P.shape != T.shape: raise ValueError(f"pred {P.shape} and true {T.shape} differ; align queries and genes")
     idx = np.argsort(-snap(np.abs(T)), axis=1, kind="stable")[:, :k]
-    p, t = np.take_along_axis(P, idx, 1), np.take_along_axis(T, idx, 1)
     index = pred.index if isinstance(pred, pd.DataFrame) else None
-    return pd.DataFrame({f"mae_top{k}": np.abs(p - t).mean(1), f"mse_top{k}": ((p - t) ** 2).mean(1),
-                         f"pearson_top{k}": rowwise_pearson(p, t)}, index=index)
+    if de_genes is None:
+        p, t = np.take_along_axis(P, idx, 1), np.take_along_axis(T, idx, 1)
+        return pd.DataFrame({f"mae_top{k}": np.abs(p - t).mean(1), f"mse_top{k}": ((p - t) ** 2).mean(1),
+                             f"pearson_top{k}": rowwise_pearson(p, t)}, index=index)
+    if not isinstance(pred, pd.DataFrame):
+        raise TypeError("de_genes needs pred as a DataFrame (rows: perturbations, columns: genes) to find each list's genes")
+    M = de_mask(pred.index, pred.columns, de_genes)
+    listed = M.any(1)
+    top = np.zeros_like(M); np.put_along_axis(top, idx, True, 1)
+    M = np.where(listed[:, None], M, top).astype(float)  # a perturbation without a list: its k largest |true|
+    n = M.sum(1)
+    mean = lambda X: (X * M).sum(1) / n
+    dp, dt = (P - mean(P)[:, None]) * M, (T - mean(T)[:, None]) * M
+    den = np.sqrt((dp ** 2).sum(1) * (dt ** 2).sum(1))
+    r = np.divide((dp * dt).sum(1), den, out=np.zeros(len(den)), where=den > 0)  # constant → 0, as rowwise_pearson
+    return pd.DataFrame({f"mae_top{k}": mean(np.abs(P - T)), f"mse_top{k}": mean((P - T) ** 2), f"pearson_top{k}": r,
+                         "de_listed": listed}, index=index)
+
+# %% ../nbs/20_langpert.ipynb #7100659e
+def training_draws(train:Sequence, # the training perturbations of one split
+                   n:int, # training size
+                   n_draws:int=1, # subsamples of the split at this size
+                   seed:int=0, # draw d uses the seed [seed, d] (draw 0: `seed`, the single-draw protocol)
+                  ) -> list:
+    "The training sets of one split at size n: `n_draws` seeded subsamples, or the whole split when n covers it."
+    from llm_perturb.data import downsample_train
+    if n_draws < 1: raise ValueError(f"n_draws={n_draws}; use a positive integer")
+    if n >= len(train): return [train]
+    return [downsample_train(train, n, seed if d == 0 else [seed, d]) for d in range(n_draws)]
+
+def sweep_summary(scores:pd.DataFrame, # long scores: one row per (split, draw, perturbation), columns `by`, 'fold', metrics
+                  metrics:Sequence[str], # the metric columns
+                  by:Sequence[str]=("method", "size"), # groups (besides the split)
+                  z:float=1.96, # the band's half-width in SEs (the paper's 1.96)
+                 ) -> pd.DataFrame:
+    "Per group: mean over splits of each split's mean score (over perturbations and draws), its SE across splits, z·SE, splits and draws."
+    g = scores.groupby([*by, "fold"], sort=False)
+    per_fold = g[list(metrics)].mean()
+    agg = per_fold.groupby(level=list(range(len(by))), sort=False).agg(["mean", "sem"])
+    agg.columns = [a if b == "mean" else f"{a}_{b}" for a, b in agg.columns]
+    for m_ in metrics: agg[f"{m_}_band"] = z * agg[f"{m_}_sem"]
+    agg["n_folds"] = per_fold.groupby(level=list(range(len(by))), sort=False).size()
+    draws = (g["draw"].nunique() if "draw" in scores else g.size() * 0 + 1)
+    agg["n_draws"] = draws.groupby(level=list(range(len(by))), sort=False).max()
+    return agg
 
 # %% ../nbs/20_langpert.ipynb #d6012ccb
+DE_GENE_SOURCES = ("auto", "abs_delta", "top_non_dropout_de_20", "rank_genes_groups_cov_all")
+
+def gears_de_genes(a, # a GEARS AnnData from `data.read_gears` (uns lists already mapped to symbols)
+                   source:str="auto", # 'auto' (top_non_dropout_de_20, else rank_genes_groups_cov_all), a uns key, or 'abs_delta'
+                   k:int=20, # genes per list
+                  ) -> tuple[dict, str]: # ({perturbation: [genes]}, the uns key used or 'abs_delta')
+    "GEARS' own top-k DE genes per perturbation from `uns` (keyed by condition name), and which list they came from."
+    if source == "abs_delta": return {}, "abs_delta"
+    keys = ("top_non_dropout_de_20", "rank_genes_groups_cov_all") if source == "auto" else (source,)
+    key = next((k_ for k_ in keys if k_ in a.uns and len(a.uns[k_])), None)
+    if key is None:
+        if source == "auto": return {}, "abs_delta"
+        raise ValueError(f"de_genes={source!r} but the file's uns has no such DE lists (it has {sorted(a.uns)}); use 'auto' or 'abs_delta'")
+    o = a.obs[["condition_name", "perturbation"]].astype(str).drop_duplicates() if "condition_name" in a.obs else None
+    to_pert = dict(zip(o["condition_name"], o["perturbation"])) if o is not None else {}
+    def pert_of(c):  # GEARS: '<cell type>_<condition>_<dose>', e.g. 'K562_AARS+ctrl_1+1'
+        if c in to_pert: return to_pert[c]
+        m = re.match(r"^[^_]+_(.+)_[^_]+$", c)
+        return gears_perturbation([m.group(1) if m else c])[0]
+    from llm_perturb.data import gears_perturbation
+    return {pert_of(str(c)): [str(g) for g in list(v)[:k]] for c, v in a.uns[key].items()}, key
+
 def gears_deltas(path, # a GEARS perturb_processed.h5ad (cells), or one with one row per condition
                  seed:int=0, # seed of the split into halves
-                ) -> dict: # {'deltas', 'half1', 'half2' (None without cells), 'cell_line', 'n_cells'}
-    "Pseudobulk deltas of the single-gene perturbations of a GEARS h5ad, and split-half deltas when it holds cells."
+                 de_genes:str="auto", # GEARS' top-20 DE lists to score with (`gears_de_genes`); 'abs_delta': none
+                ) -> dict: # {'deltas', 'half1', 'half2' (None without cells), 'cell_line', 'n_cells', 'de_genes', 'de_source'}
+    "Pseudobulk deltas of the single-gene perturbations of a GEARS h5ad, split-half deltas when it holds cells, and its DE lists."
     from llm_perturb.data import read_gears, pseudobulk
     a = read_gears(path)
+    if de_genes not in DE_GENE_SOURCES and not isinstance(de_genes, str):
+        raise ValueError(f"de_genes={de_genes!r}; use one of {DE_GENE_SOURCES} or a uns key")
+    de, de_source = gears_de_genes(a, de_genes)
     pert = a.obs["perturbation"].astype(str)
     a = a[~pert.str.contains("+", regex=False).to_numpy()].copy()  # single-gene perturbations and the control
     if not (a.obs["perturbation"] == "control").any():
@@ -457,7 +569,8 @@ def gears_deltas(path, # a GEARS perturb_processed.h5ad (cells), or one with one
     means = pd.DataFrame(X(pb), index=pb.obs["perturbation"].astype(str), columns=a.var_names)
     ctrl = means.loc["control"]
     out = dict(deltas=means.drop(index="control") - ctrl, half1=None, half2=None,
-               cell_line=str(a.obs["cell_line"].iloc[0]) if "cell_line" in a.obs else "", n_cells=counts.drop("control"))
+               cell_line=str(a.obs["cell_line"].iloc[0]) if "cell_line" in a.obs else "", n_cells=counts.drop("control"),
+               de_genes={p: g for p, g in de.items() if p in counts.index and p != "control"}, de_source=de_source)
     if (counts > 1).all():  # cells: two seeded halves of each perturbation, both against the whole control mean
         order = np.random.default_rng(seed).permutation(a.n_obs)
         rank = pd.Series(a.obs["perturbation"].to_numpy()[order]).groupby(a.obs["perturbation"].to_numpy()[order]).cumcount()
@@ -473,11 +586,14 @@ def reproducibility_ceiling(half1:pd.DataFrame, half2:pd.DataFrame) -> pd.Series
     r = rowwise_pearson(half1.to_numpy(dtype=float), half2.to_numpy(dtype=float))
     return pd.Series(np.sign(r) * 2 * np.abs(r) / (1 + np.abs(r)), index=half1.index)
 
-def pseudobulk_dataset(path) -> str:
-    "The results tables' data set name of a GEARS pseudobulk file: the paper's data set when its path names Replogle."
-    p = Path(path)
-    where = f"{p.parent.name}/{p.name}" if p.parent.name else p.name
-    return f"Replogle Perturb-seq (GEARS version): {where}" if "replogle" in str(p).lower() else f"pseudobulk_file ({where})"
+def pseudobulk_dataset(path, # the user's pseudobulk_file
+                       de_source:str|None=None, # where its top-20 DE genes came from (`gears_de_genes`), recorded with the name
+                      ) -> str:
+    "The results tables' data set name of a user's pseudobulk file: its file name (never the paper's data set by its path)."
+    name = Path(path).name
+    if de_source is None: return name
+    how = "the 20 largest |delta|" if de_source == "abs_delta" else f"GEARS' {de_source} lists"
+    return f"{name}; top-20 DE genes: {how}"
 
 # %% ../nbs/20_langpert.ipynb #7a5cb1a4
 def check_cell_line(cell_line:str) -> str:
