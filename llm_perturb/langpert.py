@@ -13,6 +13,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .llm import DEFAULT_MODEL, json_values, parse_json, selection_schema
+from .datasets import identify
 from .data import data_path, normalize_symbols, symbol_map, perturbqa_cell_lines
 from .neighbours import neighbour_predict, label_matrix, rowwise_pearson, snap
 from .select import plan_requests, request_usage, run_requests, unsent
@@ -589,7 +590,9 @@ def reproducibility_ceiling(half1:pd.DataFrame, half2:pd.DataFrame) -> pd.Series
 def pseudobulk_dataset(path, # the user's pseudobulk_file
                        de_source:str|None=None, # where its top-20 DE genes came from (`gears_de_genes`), recorded with the name
                       ) -> str:
-    "The results tables' data set name of a user's pseudobulk file: its file name (never the paper's data set by its path)."
+    "The results tables' data set name of a pseudobulk file: the paper's data set when its content matches (`datasets.identify`) and its DE genes are GEARS' lists, as the paper; else its file name (never the paper's by its path)."
+    if Path(path).is_file() and de_source not in (None, "abs_delta") and (hit := identify(path, kind="gears")).is_paper_data:
+        return hit.label
     name = Path(path).name
     if de_source is None: return name
     how = "the 20 largest |delta|" if de_source == "abs_delta" else f"GEARS' {de_source} lists"
