@@ -10,8 +10,8 @@ Per section, on tiny parameters (a few LLM calls), two runs of `llm-perturb run 
 2. (sections in FAKE_CLOSED, default langpert and kernel: the stop is the shared `complete_many` path, tested on
    its own in 00_llm, and each such run costs the section's non-LLM cells) `--api-base` a closed port: the run ends
    within 60 s of its first LLM request with a non-zero exit, the message names the URL, and the status is not "ok".
-No API key is set: a server given by URL needs none. The committed caches are untouched (new answers go to a
-temporary LLM_PERTURB_CACHE_DIR).
+No API key is set: a server given by URL needs none. The committed caches are untouched: each run writes its new
+answers to a temporary LLM_PERTURB_CACHE_DIR of its own (so that no run is answered from another's cache).
 """
 import json, os, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
@@ -36,7 +36,8 @@ def run(section, url, out, extra=()):
     for tok in P[section].split(" -p "):
         name, value = tok.removeprefix("-p ").split(" ", 1); args += ["-p", name, value]
     t = time.perf_counter()
-    p = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    env = dict(os.environ, LLM_PERTURB_CACHE_DIR=f"{out}-cache")  # a cache per run: the next run finds no answer of this one
+    p = subprocess.run(args, capture_output=True, text=True, timeout=600, env=env)
     return p.returncode, p.stdout + p.stderr, time.perf_counter() - t
 
 def check(section, tmp):
@@ -69,7 +70,6 @@ def main():
     os.environ.pop("OPENAI_API_KEY", None)
     t0, failed = time.perf_counter(), 0
     with tempfile.TemporaryDirectory() as d:
-        os.environ["LLM_PERTURB_CACHE_DIR"] = str(Path(d) / "llm_cache")  # new answers never reach the committed caches
         with ThreadPoolExecutor(int(os.environ.get("FAKE_JOBS", 2))) as ex:
             for s, line, fails in ex.map(lambda s: check(s, Path(d)), secs):
                 print(("ok   " if not fails else "FAIL ") + line, flush=True)

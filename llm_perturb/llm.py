@@ -955,18 +955,23 @@ class FakeProvider(CustomLLM):
     async def acompletion(self, *args, **kwargs): return await asyncio.to_thread(self.completion, *args, **kwargs)
 
 # %% ../nbs/00_llm.ipynb #5e7a0c12
-def schema_example(schema:dict|None) -> Any:
+def schema_example(schema:dict|None, root:dict|None=None) -> Any:
     "A small JSON value that follows `schema` (objects: their required keys; lists: their fewest distinct items)."
-    s = schema or {}
+    s, root = schema or {}, root or schema or {}
+    if "$ref" in s:  # '#/$defs/Name', as pydantic writes nested models
+        target = root
+        for part in s["$ref"].lstrip("#/").split("/"): target = target[part]
+        return schema_example(target, root)
+    if "anyOf" in s or "oneOf" in s: return schema_example((s.get("anyOf") or s["oneOf"])[0], root)
     if "enum" in s: return s["enum"][0]
     t = s.get("type", "object")
     if isinstance(t, list): t = t[0]
     if t == "object":
         props = s.get("properties", {})
-        return {k: schema_example(props.get(k, {})) for k in s.get("required", list(props))}
+        return {k: schema_example(props.get(k, {}), root) for k in s.get("required", list(props))}
     if t == "array":
         item, n = s.get("items", {}), max(1, s.get("minItems", 1))
-        return list(item["enum"][:n]) if "enum" in item and len(item["enum"]) >= n else [schema_example(item) for _ in range(n)]
+        return list(item["enum"][:n]) if "enum" in item and len(item["enum"]) >= n else [schema_example(item, root) for _ in range(n)]
     if t in ("number", "integer"):
         v = s.get("minimum", 0)
         return int(v) if t == "integer" else float(v)
