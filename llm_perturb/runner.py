@@ -182,7 +182,8 @@ def execute(nb, # path of the notebook to run
         pm.execute_notebook(node, str(out / nb.name), parameters=params, cwd=str(cwd),
                             progress_bar=progress, kernel_name="python3", extra_arguments=_KERNEL_ARGS)
         rec.update(status="ok", error=None)
-        if (err := ((_results(out) or {}).get("llm") or {}).get("error")):  # every LLM call failed: never "ok"
+        res = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
+        if (err := (res.get("llm") or {}).get("error")):  # every LLM call failed: never "ok"
             rec.update(status="failed", error=err[:2000])
     except Exception as e:
         rec.update(status="failed", error=_error_text(e)[:2000])
