@@ -16,7 +16,7 @@ from .runner import _results, _write_json  # noqa: F401 (importable from here, a
 
 # %% auto #0
 __all__ = ['LLM_OPTIONS', 'parse_value', 'parse_params', 'llm_options', 'prepare', 'cmd_run', 'cmd_sweep', 'cmd_reproduce',
-           'cmd_report', 'cmd_data', 'cmd_data_pseudobulk', 'cmd_models', 'build_parser', 'main']
+           'cmd_report', 'cmd_data', 'cmd_data_pseudobulk', 'cmd_models', 'cmd_cache', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #34aed783
 _MOVED = dict.fromkeys(["use_router", "router_config", "router_provider", "models_table", "install_model"], "llm") | \
@@ -28,11 +28,13 @@ def __getattr__(name:str):
     raise AttributeError(f"module 'llm_perturb.cli' has no attribute {name!r}")
 
 # %% ../nbs/90_cli.ipynb #4bcbc9ef
+_PYTHON = {"None": None, "True": True, "False": False}
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 def parse_value(text:str) -> object:
-    "A command-line value read as YAML (numbers, lists, booleans, null), else the string itself."
+    "A command-line value read as papermill does (None, True/False, numbers) and as YAML (lists, null, true), else the string itself."
     if not text.strip(): return text
+    if text.strip() in _PYTHON: return _PYTHON[text.strip()]  # papermill's -p: Python's spellings (YAML reads 'None' as a string)
     try: v = yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise CLIError(f"value {text!r} is not valid YAML ({str(e).splitlines()[0]}); quote a plain string as "
@@ -51,14 +53,14 @@ def parse_params(pairs, # [[NAME, VALUE], ...] as argparse collects `-p NAME VAL
     return out
 
 # %% ../nbs/90_cli.ipynb #d5fcdfb1
-LLM_OPTIONS = ("api_base", "max_cost", "dry_run")
+LLM_OPTIONS = ("api_base", "concurrency", "max_cost", "dry_run")
 
 def llm_options(a, # the parsed arguments
                 declared:dict, # the notebook's parameters (`notebook_parameters`)
                 label:str, # the notebook, for the message
                 strict:bool=True, # refuse an option the notebook does not declare
                ) -> dict:
-    "The `--api-base/--max-cost/--dry-run` values `a` sets, for a notebook declaring `declared` parameters."
+    "The `--api-base/--concurrency/--max-cost/--dry-run` values `a` sets, for a notebook declaring `declared` parameters."
     given = {k: v for k in LLM_OPTIONS if (v := getattr(a, k, None)) not in (None, False)}
     missing = [k for k in given if k not in declared]
     if missing and strict:
@@ -251,6 +253,26 @@ def cmd_models(a) -> int:
     if not df.installed.all(): print("install one with: llm-perturb models install NAME")
     return 0
 
+# %% ../nbs/90_cli.ipynb #c4c8e0a2
+def cmd_cache(a) -> int:
+    "`llm-perturb cache [list | commit [NAME ...]]`"
+    from llm_perturb.llm import LLMConfigError, cache_dir, commit_caches, committed_cache_dir
+    from llm_perturb.report import print_table
+    if a.action == "commit":
+        try: df = commit_caches(a.names or None, dry_run=a.dry_run)
+        except LLMConfigError as e: raise CLIError(str(e)) from None
+        print_table(df)
+        print(f"{int(df.new_answers.sum())} new answers {'would be ' if a.dry_run else ''}appended to the committed caches"
+              + ("" if a.dry_run or not df.new_answers.sum() else "; commit data/llm_cache/ with git"))
+        return 0
+    import pandas as pd
+    rows = [dict(folder=str(d), cache=p.stem, answers=sum(1 for _ in open(p)))
+            for d in (committed_cache_dir(), cache_dir()) if d is not None and d.is_dir() for p in sorted(d.glob("*.jsonl"))]
+    print_table(pd.DataFrame(rows, columns=["folder", "cache", "answers"]), 120)
+    print(f"new answers go to {cache_dir()}; fold them into the committed caches with: llm-perturb cache commit")
+    return 0
+
+
 # %% ../nbs/90_cli.ipynb #2b2a4ffb
 def _common(p:argparse.ArgumentParser):
     p.add_argument("--nbs", metavar="DIR", help="the notebooks folder (default: $LLM_PERTURB_NBS, else the checkout's nbs/)")
@@ -264,6 +286,8 @@ def _execution(p:argparse.ArgumentParser, grid:bool=False):
     p.add_argument("--router", metavar="CONFIG", help="a litellm Router config (YAML); use with --model router/<model_name>")
     p.add_argument("--skip-flags", nargs="+", default=[], metavar="FLAG", help="do not run cells flagged `#| FLAG` (e.g. slow)")
     p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for the model (e.g. http://127.0.0.1:8000/v1)")
+    p.add_argument("--concurrency", type=int, metavar="N", help="LLM requests in flight at once (default: 1 for the "
+                   "embedded model, 8 for a server; lowered automatically on HTTP 429)")
     p.add_argument("--max-cost", type=float, metavar="USD", help="no new LLM call once the run's spend would pass this")
     p.add_argument("--dry-run", action="store_true", help="send nothing: print the planned LLM calls, tokens and cost")
     p.add_argument("--preset", metavar="NAME", help="parameter values of llm_perturb/presets/NAME/<section>.yaml (e.g. paper)")
@@ -273,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     "The `llm-perturb` argument parser."
     ap = argparse.ArgumentParser(prog="llm-perturb", description="Run, sweep, reproduce and report the llm_perturb "
                                  "section notebooks; check the data; list and install the embedded models.")
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{run,sweep,reproduce,report,data,models}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{run,sweep,reproduce,report,data,models,cache}")
     add = lambda name, help: sub.add_parser(name, help=help, description=help)
     p = add("run", "execute one section notebook into runs/<ts>-<section>/")
     p.add_argument("section", help="section name (kernel, langpert, ...), notebook stem (10_kernel) or .ipynb path")
@@ -303,16 +327,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("models", "the embedded models: list them, or install one's weights")
     p.add_argument("action", nargs="?", choices=["list", "install"], default="list"); p.add_argument("name", nargs="?")
     p.add_argument("--force", action="store_true", help="install: reinstall even if present")
+    p = add("cache", "the LLM answer caches: list them, or fold new answers into the committed caches (developers)")
+    p.add_argument("action", nargs="?", choices=["list", "commit"], default="list")
+    p.add_argument("names", nargs="*", metavar="NAME", help="commit: only these caches (e.g. 10_kernel)")
+    p.add_argument("--dry-run", action="store_true", help="commit: count the new answers, write nothing")
     return ap
 
 # %% ../nbs/90_cli.ipynb #5ddc084e
-_COMMANDS = dict(run=cmd_run, sweep=cmd_sweep, reproduce=cmd_reproduce, report=cmd_report, data=cmd_data, models=cmd_models)
+_COMMANDS = dict(run=cmd_run, sweep=cmd_sweep, reproduce=cmd_reproduce, report=cmd_report, data=cmd_data, models=cmd_models,
+                 cache=cmd_cache)
 
 def main(argv:list[str]|None=None # arguments (default: sys.argv[1:])
         ) -> int:
     "The `llm-perturb` command: returns 0, or raises SystemExit(1) on failed work and SystemExit(2) on usage errors."
     ap = build_parser(); a = ap.parse_args(argv)
     if getattr(a, "workers", 1) < 1: ap.error("--workers must be at least 1")
+    if getattr(a, "concurrency", None) is not None and a.concurrency < 1: ap.error("--concurrency must be at least 1")
     try: code = _COMMANDS[a.command](a)
     except CLIError as e:
         print(f"llm-perturb: error: {e}", file=sys.stderr); raise SystemExit(2) from None

@@ -314,7 +314,7 @@ def run_selections(requests:pd.DataFrame, # from selection_requests (concatenate
                    cache=None, # the response cache (or its path)
                    budget=None, # the run's llm.Budget (None: no limit)
                    limit:int|None=None, # most new calls of this loop (on top of the budget)
-                   seed:int=0, concurrency:int=1, progress:bool=True, retries:int=3,
+                   seed:int=0, concurrency:int|None=None, progress:bool=True, retries:int=3,
                    max_tokens:int=256, # most tokens of an answer ('auto' resolved by llm_settings)
                    **kwargs,
                   ) -> pd.DataFrame:

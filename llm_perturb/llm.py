@@ -4,13 +4,15 @@
 
 # %% auto #0
 __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 'MAX_ANSWER_CHARS', 'MAX_JSON_DEPTH',
-           'MAX_JSON_STARTS', 'MEMORY_ONLY', 'OUTPUT_MODES', 'BROKEN_MODES', 'LLMConfigError', 'user_cache_dir',
-           'install_command', 'assemble_parts', 'embedded_model_path', 'model_file', 'probe_embedded', 'models_table',
-           'install_model', 'load_embedded', 'LocalProvider', 'register_provider', 'check_model', 'reasoning_params',
-           'reasoning_applicable', 'json_values', 'parse_json', 'json_schema', 'parse_structured', 'redact',
+           'MAX_JSON_STARTS', 'CACHE_DIR_ENV', 'MEMORY_ONLY', 'OUTPUT_MODES', 'NO_KEY', 'BROKEN_MODES',
+           'LLMConfigError', 'user_cache_dir', 'install_command', 'assemble_parts', 'embedded_model_path', 'model_file',
+           'probe_embedded', 'models_table', 'install_model', 'load_embedded', 'LocalProvider', 'register_provider',
+           'check_model', 'reasoning_params', 'reasoning_applicable', 'json_values', 'parse_json', 'json_schema',
+           'parse_structured', 'committed_cache_dir', 'cache_dir', 'default_cache_path', 'committed_cache', 'redact',
            'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'usage_line', 'EmptyAnswer',
-           'output_mode', 'complete_many', 'complete', 'FakeProvider', 'BrokenProvider', 'router_config',
-           'router_provider', 'use_router', 'default_cache_path', 'selection_schema']
+           'output_mode', 'default_concurrency', 'LLMUnreachable', 'unreachable_message', 'complete_many', 'complete',
+           'FakeProvider', 'schema_example', 'FakeServer', 'closed_port', 'BrokenProvider', 'router_config',
+           'router_provider', 'use_router', 'commit_caches', 'selection_schema']
 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
@@ -367,6 +369,38 @@ def parse_structured(text:str|None, # the model's answer
     except (ValidationError, Exception) as e:
         return None, f"answer does not match the schema: {str(e).splitlines()[0][:300]}"
 
+# %% ../nbs/00_llm.ipynb #7c4da4a1
+CACHE_DIR_ENV = "LLM_PERTURB_CACHE_DIR"
+
+def committed_cache_dir() -> Path|None:
+    "The committed caches: `<checkout>/data/llm_cache`, else the copy an installed wheel carries, else None."
+    from llm_perturb.data import repo_root
+    import llm_perturb
+    root = repo_root()
+    d = root / "data" / "llm_cache" if root else Path(llm_perturb.__file__).resolve().parent / "_checkout" / "data" / "llm_cache"
+    return d if d.is_dir() else None
+
+def cache_dir() -> Path:
+    "Where new answers go: `$LLM_PERTURB_CACHE_DIR`, else `<checkout>/runs/llm_cache` in a checkout, else `./llm_cache`."
+    if os.environ.get(CACHE_DIR_ENV): return Path(os.environ[CACHE_DIR_ENV])
+    from llm_perturb.data import repo_root
+    root = repo_root()
+    return root / "runs" / "llm_cache" if root else Path("llm_cache")
+
+def default_cache_path(name:str # cache name, e.g. the notebook's name
+                      ) -> Path:
+    "`cache_dir()/<name>.jsonl`: a notebook's own cache, read after the committed one of the same name (`committed_cache`)."
+    return cache_dir() / f"{name}.jsonl"
+
+def committed_cache(path:str|Path|None) -> Path|None:
+    "The committed cache a cache file in `cache_dir()` reads first (same name), or None (another folder, or the file itself)."
+    if path is None or (d := committed_cache_dir()) is None: return None
+    path = Path(path)
+    if path.parent.resolve() != cache_dir().resolve(): return None
+    c = d / path.name
+    return c if c.is_file() and c.resolve() != path.resolve() else None
+
+
 # %% ../nbs/00_llm.ipynb #5f0de62b
 _SECRET_NAME = re.compile(r"(API_KEY|_KEY|TOKEN|SECRET|PASSWORD)", re.I)
 
@@ -388,12 +422,15 @@ MEMORY_ONLY = ("broken/",)  # model prefixes whose answers are kept in memory on
 class ResponseCache:
     "Append-only JSONL cache of LLM answers, keyed by `request_key`; safe to kill at any moment."
     def __init__(self, path:str|Path|None, # JSONL file (created on first write); None: an in-memory cache
+                 base:str|Path|None|bool=True, # a read-only cache read first (never written); True: `committed_cache(path)`
                 ):
         self.path, self._lock, self.records, self.skipped = (Path(path) if path else None), threading.Lock(), {}, 0
+        self.base = committed_cache(self.path) if base is True else (Path(base) if base else None)
         self._cut = False  # the file ends in a line cut by a kill: start the next record on a new line
-        if self.path and self.path.exists():
-            text = self.path.read_text()
-            self._cut = bool(text) and not text.endswith("\n")
+        for p in (self.base, self.path):
+            if not (p and p.exists()): continue
+            text = p.read_text()
+            if p == self.path: self._cut = bool(text) and not text.endswith("\n")
             for line in text.splitlines():
                 try: rec = json.loads(line); self.records[rec["key"]] = rec
                 except (ValueError, KeyError, TypeError): self.skipped += 1  # a line cut by a kill
@@ -452,20 +489,32 @@ def usage_summary(results:list[LLMResult]) -> dict:
 # %% ../nbs/00_llm.ipynb #c0b0a7f2
 @dataclass
 class Budget:
-    "The LLM budget of one run, shared by all its calls: new calls, spend in USD, or a dry run that sends nothing."
+    "The LLM budget and connection of one run, shared by all its calls: new calls, spend, dry run, server, concurrency."
     calls: int|None = None  # most new calls (cache hits are free); None: no limit
     max_cost: float|None = None  # USD; None: no limit
     dry_run: bool = False  # plan the calls, send nothing
+    api_base: str|None = None  # the run's OpenAI-compatible server: every call of the run goes there; None: the provider's default
+    concurrency: int|None = None  # requests in flight at once; None: by backend (`default_concurrency`)
     made: int = 0; cost: float = 0.0; tokens: int = 0; cached: int = 0; failed: int = 0; invalid: int = 0
     truncated: int = 0  # answers cut at max_tokens (finish_reason 'length'), cached ones included
     not_sent: list = field(default_factory=list)  # reasons of the requests that were not sent
     plan: list = field(default_factory=list)  # dry run: one row per batch
     unpriced: set = field(default_factory=set)  # models litellm has no price for (their cost is unknown)
+    answered: int = 0  # new calls the server answered (with any answer, even a bad one)
+    first_error: str|None = None  # the first failed call's error
+    concurrency_used: int = 0  # the concurrency the run's batches were sent with (the largest)
+    in_flight: int = 0  # the most requests that were in flight at once
+    lowered_to: int|None = None  # the lowest concurrency HTTP 429 answers brought the run down to
     def __post_init__(self):
         if self.calls is not None and (isinstance(self.calls, bool) or not isinstance(self.calls, int) or self.calls < 0):
             raise ValueError(f"calls (llm_limit) must be an integer >= 0 or None, got {self.calls!r}")
         if self.max_cost is not None and not (isinstance(self.max_cost, (int, float)) and self.max_cost >= 0):
             raise ValueError(f"max_cost must be a number of USD >= 0 or None, got {self.max_cost!r}")
+        if self.concurrency is not None and (isinstance(self.concurrency, bool) or not isinstance(self.concurrency, int)
+                                             or self.concurrency < 1):
+            raise ValueError(f"concurrency must be an integer >= 1 or None (by backend), got {self.concurrency!r}")
+        if self.api_base is not None and (not isinstance(self.api_base, str) or not self.api_base.strip()):
+            raise ValueError(f"api_base must be a server URL such as 'http://127.0.0.1:8000/v1' or None, got {self.api_base!r}")
         self._reserved = 0.0
     def refusal(self, est_cost:float|None=0.0) -> str|None:
         "Why a new call may not start now (None: it may, and it is counted)."
@@ -475,16 +524,27 @@ class Budget:
             return f"max_cost={self.max_cost} USD would be passed (spent {self.cost:.4f})"
         self.made += 1; self._reserved += est_cost or 0
         return None
+    def release(self, est_cost:float|None=0.0):
+        "Undo `refusal` for a call that was counted but never sent (its run stopped first)."
+        self.made -= 1; self._reserved -= est_cost or 0
     def settle(self, est_cost:float|None, usage:dict):
         "Book a finished call: its estimate is released, its real tokens and cost counted."
         self._reserved -= est_cost or 0
         self.tokens += int(usage.get("total_tokens") or 0); self.cost += usage.get("cost") or 0.0
+    def all_failed(self) -> str|None:
+        "'N of N LLM calls failed: <first error>' when calls were made and none was answered, else None."
+        if not self.made or self.answered or not self.failed: return None
+        return f"{self.made} of {self.made} LLM calls failed: {self.first_error}"
     def usage(self) -> dict:
-        "The `llm` block of results.json: calls, cached, failed, invalid, not_sent, truncated, tokens, cost (None if unknown), plan."
+        "The `llm` block of results.json: counts, tokens, cost (None if unknown), plan; concurrency and `error` once calls were made."
         out = dict(calls=self.made, cached=self.cached, failed=self.failed, invalid=self.invalid,
                    not_sent=len(self.not_sent), truncated=self.truncated, tokens=self.tokens,
                    cost=None if self.unpriced and self.made else round(self.cost, 6))
         if self.dry_run: out["plan"] = list(self.plan)
+        if self.made:
+            out["concurrency"], out["peak_in_flight"] = self.concurrency_used, self.in_flight
+            if self.lowered_to is not None: out["concurrency_lowered_to"] = self.lowered_to
+        if err := self.all_failed(): out["error"] = err
         return out
 
 # %% ../nbs/00_llm.ipynb #82250e6f
@@ -497,6 +557,7 @@ def usage_line(usage:dict|None, # the `llm` block of results.json (`Budget.usage
     if u.get("truncated"):
         line += (f"; {u['truncated']} answer(s) cut at max_tokens (finish_reason 'length'): "
                  "raise max_tokens (-p max_tokens N) to give the model room to finish")
+    if u.get("error"): line = f"{u['error']}; {line}"  # every call failed: said first
     return line
 
 # %% ../nbs/00_llm.ipynb #8db330f3
@@ -504,6 +565,21 @@ _TRANSIENT = (litellm.exceptions.RateLimitError, litellm.exceptions.Timeout, lit
               litellm.exceptions.InternalServerError, litellm.exceptions.ServiceUnavailableError,
               litellm.exceptions.APIError, ConnectionError, TimeoutError)
 OUTPUT_MODES = ("json_schema", "json_object", "prompt")
+_NO_CONNECTION = re.compile(r"Connection error\.|Connection refused|Name or service not known|Temporary failure in name "
+                            r"resolution|nodename nor servname|getaddrinfo failed|Cannot connect to host", re.I)
+
+def _unreachable(e:BaseException) -> bool:
+    "Whether `e` says the server is not there or refuses us: connection refused, unknown host, HTTP 401/403/404."
+    import socket, openai
+    seen = 0
+    while e is not None and seen < 10:  # litellm wraps a refused connection as an InternalServerError: look at the causes
+        if getattr(e, "status_code", None) in (401, 403, 404): return True
+        if isinstance(e, openai.APITimeoutError) or isinstance(e, TimeoutError): return False  # a slow server is there
+        if isinstance(e, (openai.APIConnectionError, litellm.exceptions.APIConnectionError, ConnectionRefusedError, socket.gaierror)):
+            return True
+        if _NO_CONNECTION.search(str(e)): return True  # litellm does not always keep the cause (the OpenAI client's words)
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
 
 class EmptyAnswer(Exception):
     "The provider answered without content (no choices, or `content: null`): a failure, never cached."
@@ -551,13 +627,48 @@ def _retry_after(e:Exception) -> float:
         if wait > 0: return wait  # litellm leaves e.response's headers empty: look on
     return 0.0
 
-async def _call(model, messages, params, retries, backoff, timeout):
+class _Stopped(Exception):
+    "The batch stopped (its provider cannot be reached): a request not yet sent is not sent."
+
+class _Slots:
+    "At most `limit` requests in flight; an HTTP 429 halves the limit (down to 1), `limit` answers in a row raise it by one again."
+    def __init__(self, limit:int):
+        self.asked = self.limit = self.lowest = max(1, int(limit))
+        self.active = self.peak = self._streak = 0; self._shrunk = 0.0; self._cond = None
+    def _c(self):
+        if self._cond is None: self._cond = asyncio.Condition()  # made inside the running event loop
+        return self._cond
+    async def __aenter__(self):
+        async with self._c():
+            await self._c().wait_for(lambda: self.active < self.limit)
+            self.active += 1; self.peak = max(self.peak, self.active)
+    async def __aexit__(self, *exc):
+        async with self._c(): self.active -= 1; self._c().notify_all()
+    async def rate_limited(self):
+        "A 429 came back: halve the limit (once per second at most: a burst of 429s is one signal)."
+        if time.monotonic() - self._shrunk < 1.0: return
+        self._shrunk, self._streak = time.monotonic(), 0
+        self.limit = max(1, min(self.limit, self.active + 1) // 2); self.lowest = min(self.lowest, self.limit)
+    async def answered(self):
+        "An answer came back: after `limit` answers in a row, one more request may be in flight (up to the asked limit)."
+        self._streak += 1
+        if self.limit < self.asked and self._streak >= self.limit:
+            async with self._c(): self.limit += 1; self._streak = 0; self._c().notify_all()
+
+async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (messages, params), built once a slot is free
+                retries, backoff, timeout, slots:_Slots|None=None, stopped=lambda: False):
     "One request with retries (the only retry loop: litellm's and the OpenAI client's are off); (text, usage, latency, finish_reason)."
+    slots = slots or _Slots(1)
     for attempt in range(retries + 1):
-        t0 = time.perf_counter()
+        if stopped(): raise _Stopped()
         try:
-            resp = await asyncio.wait_for(litellm.acompletion(model=model, messages=messages, timeout=timeout, **params),
-                                          timeout)  # also bounds providers that ignore `timeout`
+            async with slots:  # the wait between retries holds no slot
+                if stopped(): raise _Stopped()
+                messages, params = request()  # as of now: an output mode a server refused meanwhile is not tried again
+                t0 = time.perf_counter()
+                resp = await asyncio.wait_for(litellm.acompletion(model=model, messages=messages, timeout=timeout, **params),
+                                              timeout)  # also bounds providers that ignore `timeout`
+            await slots.answered()
             if not getattr(resp, "choices", None): raise EmptyAnswer("the provider answered with no choices")
             text = resp.choices[0].message.content
             if text is None: raise EmptyAnswer("the provider answered with content null")
@@ -568,7 +679,8 @@ async def _call(model, messages, params, retries, backoff, timeout):
             finish = getattr(resp.choices[0], "finish_reason", None)
             return text, usage, time.perf_counter() - t0, (str(finish) if finish else None)
         except _TRANSIENT as e:
-            if attempt == retries or _rejected_format(e): raise
+            if isinstance(e, litellm.exceptions.RateLimitError): await slots.rate_limited()
+            if attempt == retries or _rejected_format(e) or stopped() or getattr(e, "status_code", None) in (401, 403, 404): raise
             await asyncio.sleep(max(_retry_after(e), backoff * 2 ** attempt * (1 + random.random())))
 
 def _run(coro):
@@ -596,6 +708,12 @@ def _plan_row(model, msgs, n_requests, n_cached, max_tokens) -> dict:
 
 # %% ../nbs/00_llm.ipynb #4abd6cf4
 _CONN = ("api_base", "api_key", "base_url")  # connection settings: never part of a cache key or record
+NO_KEY = "no-key-given"  # the key sent to an api_base server when the environment holds none for the provider
+
+def _key_in_env(model:str) -> bool:
+    "Whether the environment holds the API key litellm reads for `model`."
+    try: return bool(litellm.validate_environment(model).get("keys_in_environment"))
+    except Exception: return False
 
 def _request_parts(model, api_base, temperature, max_tokens, seed, reasoning_budget, kwargs:dict) -> tuple[dict, dict, dict]:
     "complete_many's arguments split into connection settings, test-only extras and the params that form the cache key."
@@ -603,9 +721,22 @@ def _request_parts(model, api_base, temperature, max_tokens, seed, reasoning_bud
     conn = {k: kwargs.pop(k) for k in _CONN if k in kwargs} | ({"api_base": api_base} if api_base else {})
     if not model.startswith("local/") and model.split("/", 1)[0] not in {p["provider"] for p in litellm.custom_provider_map}:
         conn |= {"max_retries": 0, "num_retries": 0}  # retries happen in `_call` only
+        if api_base and "api_key" not in conn and not _key_in_env(model):
+            conn["api_key"] = NO_KEY  # a local server needs none; one that does answers 401, which names the variable
     extra = {"mock_response": kwargs.pop("mock_response")} if "mock_response" in kwargs else {}
     params = dict(temperature=temperature, max_tokens=max_tokens, seed=seed, **reasoning_params(model, reasoning_budget), **kwargs)
     return conn, extra, params
+
+def _custom(model:str) -> bool:
+    "Whether `model` is served by a provider registered in this process (the embedded model, fake and broken ones, a router)."
+    return model.startswith("local/") or model.split("/", 1)[0] in {p["provider"] for p in litellm.custom_provider_map}
+
+def default_concurrency(model:str, # litellm model string
+                        api_base:str|None=None, # the server URL, if any
+                       ) -> int:
+    "Requests in flight by default: 1 for the embedded model (one llama.cpp instance answers one at a time), else 8."
+    return 1 if model.startswith("local/") and api_base is None else 8
+
 
 # %% ../nbs/00_llm.ipynb #6770022e
 @dataclass
@@ -625,47 +756,103 @@ class _Batch:
     backoff: float
     timeout: float
     bar: Any # tqdm bar
+    http: bool = False # an HTTP provider (not a provider of this process): it may be unreachable
     errors: dict = field(default_factory=dict) # key -> error text
     used_mode: dict = field(default_factory=dict) # key -> output mode that answered
     n_sent: int = 0
+    fatal: Exception|None = None # the provider cannot be reached: the batch stops
 
-    async def send(self, key, i, sem):
+    def stopped(self) -> bool: return self.fatal is not None
+
+    async def send(self, key, i, slots):
         "Send request i (unless the limit or budget refuses it), falling back to the next output mode on a refusal."
         budget, schema = self.budget, self.schema
+        if self.stopped(): self._not_sent(key, "the provider could not be reached"); return
         est = _estimate(self.model, self.msgs[i], self.params["max_tokens"])[1] if budget.max_cost is not None else 0.0
         if est is None: budget.unpriced.add(self.model)
         if (why := (f"llm_limit={self.limit} reached" if self.limit is not None and self.n_sent >= self.limit else None)
                    or budget.refusal(est)):
-            self.errors[key] = f"not sent: {why}"; self.bar.update(1); return
+            self._not_sent(key, why); return
         self.n_sent += 1
-        async with sem:
-            while True:
-                m = self.mode
-                p = {**self.params, **self.conn, **self.extra}
-                if schema is not None: p["response_format"] = _response_format(schema, m)
-                if p.get("response_format") is None: p.pop("response_format", None)
-                try:
-                    text, usage, lat, finish = await _call(self.model, _with_schema_instruction(self.msgs[i], schema) if schema is not None
-                                                   and m == "prompt" else self.msgs[i], p, self.retries, self.backoff, self.timeout)
-                    budget.settle(est, usage)
-                    if usage.get("cost") is None: budget.unpriced.add(self.model)
-                    self.used_mode[key] = m
-                    self.cache.put(dict(key=key, model=self.model, messages=self.msgs[i], params=self.params, text=text, usage=usage,
-                                        mode=m, finish_reason=finish, latency=round(lat, 4),
-                                        created=time.strftime("%Y-%m-%dT%H:%M:%S")))
-                except Exception as e:
-                    if schema is not None and _rejected_format(e) and m != "prompt":
-                        if self.mode == m: self.mode = OUTPUT_MODES[OUTPUT_MODES.index(m) + 1]  # the server refused m
-                        continue
-                    budget.settle(est, {})
-                    self.errors[key] = redact(f"{type(e).__name__}: {e}")[:500]
-                break
+        used = {}
+        def request():
+            "The messages and params of request i in the output mode to try now."
+            m = used["mode"] = self.mode
+            p = {**self.params, **self.conn, **self.extra}
+            if schema is not None: p["response_format"] = _response_format(schema, m)
+            if p.get("response_format") is None: p.pop("response_format", None)
+            return (_with_schema_instruction(self.msgs[i], schema) if schema is not None and m == "prompt" else self.msgs[i]), p
+        while True:
+            try:
+                text, usage, lat, finish = await _call(self.model, request, self.retries, self.backoff, self.timeout, slots, self.stopped)
+                m = used["mode"]
+                budget.settle(est, usage); budget.answered += 1
+                if usage.get("cost") is None: budget.unpriced.add(self.model)
+                self.used_mode[key] = m
+                self.cache.put(dict(key=key, model=self.model, messages=self.msgs[i], params=self.params, text=text, usage=usage,
+                                    mode=m, finish_reason=finish, latency=round(lat, 4),
+                                    created=time.strftime("%Y-%m-%dT%H:%M:%S")))
+            except _Stopped:
+                budget.release(est); self.n_sent -= 1; self._not_sent(key, "the provider could not be reached"); return
+            except Exception as e:
+                m = used.get("mode", self.mode)
+                if schema is not None and _rejected_format(e) and m != "prompt":
+                    if self.mode == m: self.mode = OUTPUT_MODES[OUTPUT_MODES.index(m) + 1]  # the server refused m
+                    continue
+                budget.settle(est, {})
+                if isinstance(e, EmptyAnswer): budget.answered += 1  # the server is there; its answer was empty
+                elif self.http and not budget.answered and self.fatal is None and _unreachable(e): self.fatal = e
+                self.errors[key] = redact(f"{type(e).__name__}: {e}")[:500]
+                if budget.first_error is None: budget.first_error = self.errors[key]
+            break
         self.bar.update(1)
 
+    def _not_sent(self, key, why):
+        self.errors[key] = f"not sent: {why}"; self.bar.update(1)
+
     async def send_all(self, todo, concurrency:int):
-        "Send the (key, index) pairs of todo, at most `concurrency` at once."
-        sem = asyncio.Semaphore(max(1, concurrency))
-        await asyncio.gather(*(self.send(k, i, sem) for k, i in todo))
+        "Send the (key, index) pairs of todo, at most `concurrency` at once (lowered while the server answers HTTP 429)."
+        slots = _Slots(concurrency)
+        await asyncio.gather(*(self.send(k, i, slots) for k, i in todo))
+        b = self.budget
+        b.concurrency_used, b.in_flight = max(b.concurrency_used, slots.asked), max(b.in_flight, slots.peak)
+        if slots.lowest < slots.asked: b.lowered_to = min(b.lowered_to or slots.lowest, slots.lowest)
+
+
+# %% ../nbs/00_llm.ipynb #9a1c4e70
+class LLMUnreachable(LLMConfigError):
+    "The provider did not answer the first requests of a run (connection refused, unknown host, HTTP 401/403/404)."
+
+def _provider_url(model:str) -> str:
+    "The URL litellm sends `model`'s requests to when no api_base is given (as far as it can be known)."
+    try: _, provider, _, base = litellm.get_llm_provider(model)
+    except Exception: provider, base = model.split("/", 1)[0], None
+    if base: return base
+    if provider == "openai": return os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or "https://api.openai.com/v1"
+    return f"the default address of provider {provider!r}"
+
+def unreachable_message(model:str, # litellm model string
+                        api_base:str|None, # the URL given, if any
+                        e:Exception, # the error of the first requests
+                       ) -> str:
+    "What went wrong reaching `model`, the URL tried, and the fix."
+    url = api_base or _provider_url(model)
+    try: keys = [k for k in litellm.validate_environment(model).get("missing_keys", []) if re.search("KEY|TOKEN", k)]
+    except Exception: keys = []
+    key = " or ".join(keys) or f"{model.split('/', 1)[0].upper()}_API_KEY"
+    err = redact(f"{type(e).__name__}: {e}")[:300]
+    status = getattr(e, "status_code", None)
+    if status in (401, 403):
+        fix = f"the server refused the key: export the right one ({key}=...), or check that {url} is the server you meant"
+    elif status == 404:
+        fix = (f"the server does not know model {model.split('/', 1)[-1]!r}, or {url} is not an OpenAI-compatible endpoint: "
+               "check the model name (--model provider/name) and the URL (it usually ends in /v1)")
+    else:
+        fix = (f"nothing answered there: start the server, or give its address with --api-base URL (papermill: -p api_base URL); "
+               f"for a hosted provider, check the host name and the key ({key})")
+    return (f"could not reach model {model!r} at {url} ({err}); no request of this run was answered, so it stops "
+            f"instead of retrying every request. Fix: {fix}")
+
 
 # %% ../nbs/00_llm.ipynb #2e3b36e2
 def complete_many(prompts:list, # strings or lists of chat messages
@@ -675,19 +862,21 @@ def complete_many(prompts:list, # strings or lists of chat messages
                   temperature:float=0.0, max_tokens:int=512, seed:int=0,
                   reasoning_budget:int|None=None, # thinking tokens (see `reasoning_params`)
                   cache:ResponseCache|str|Path|None=None, # a cache or the path of its JSONL file
-                  concurrency:int=4, # requests in flight at once (provider rate limits)
+                  concurrency:int|None=None, # requests in flight at once; None: the budget's, else `default_concurrency`
                   retries:int=3, # retries of a transient error
                   backoff:float=1.0, # first retry delay in seconds, doubled each retry
                   timeout:float=600, # seconds per request
                   limit:int|None=None, # most new calls of this batch (cache hits are free); None: no limit
                   budget:Budget|None=None, # the run's shared budget (calls, max_cost, dry_run)
-                  api_base:str|None=None, # server URL (OpenAI-compatible servers, vLLM, Ollama, ...)
+                  api_base:str|None=None, # server URL (OpenAI-compatible servers, vLLM, Ollama, ...); None: the budget's
                   output:str|None=None, # structured-output mode to try first (see `OUTPUT_MODES`); None: by model
                   progress:bool=True, # show a tqdm progress bar
                   **kwargs, # other litellm completion kwargs (e.g. mock_response, stop, top_p, api_key)
                  ) -> list[LLMResult]:
     "Send many requests (cached, deduplicated, prefix-ordered, concurrent, retried, budgeted); results in input order."
     budget = budget if budget is not None else Budget()
+    api_base = api_base or budget.api_base  # the run's server reaches every call that does not name another
+    concurrency = concurrency or budget.concurrency or default_concurrency(model, api_base)
     checked = "mock_response" not in kwargs  # a dry run needs no key; the weights are needed only for a request to send
     if checked: check_model(model, need_key=not budget.dry_run and api_base is None, need_weights=False)
     cache = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
@@ -703,12 +892,15 @@ def complete_many(prompts:list, # strings or lists of chat messages
         budget.plan.append(_plan_row(model, [msgs[i] for _, i in todo], len(prompts), len(set(keys)) - len(todo), max_tokens))
     bar = tqdm(total=len(todo), desc=f"LLM {model}", disable=not progress or not todo or budget.dry_run)
 
-    batch = _Batch(model, msgs, params, conn, extra, schema, mode, cache, budget, limit, retries, backoff, timeout, bar)
+    batch = _Batch(model, msgs, params, conn, extra, schema, mode, cache, budget, limit, retries, backoff, timeout, bar,
+                   http=not _custom(model) and not extra)
     if budget.dry_run: batch.errors.update({k: "not sent: dry run" for k, _ in todo})
     elif todo:
         if checked and model.startswith("local/"): check_model(model, need_key=False)  # missing weights: the fix, no call
         _run(batch.send_all(todo, concurrency))
     bar.close()
+    if batch.fatal is not None and not budget.answered:
+        raise LLMUnreachable(unreachable_message(model, api_base, batch.fatal))
     return _collect(keys, cache, batch.errors, batch.used_mode, schema, model, budget)
 
 # %% ../nbs/00_llm.ipynb #963c0439
@@ -761,6 +953,79 @@ class FakeProvider(CustomLLM):
         model_response.model = model
         return model_response
     async def acompletion(self, *args, **kwargs): return await asyncio.to_thread(self.completion, *args, **kwargs)
+
+# %% ../nbs/00_llm.ipynb #5e7a0c12
+def schema_example(schema:dict|None, root:dict|None=None) -> Any:
+    "A small JSON value that follows `schema` (objects: their required keys; lists: their fewest distinct items)."
+    s, root = schema or {}, root or schema or {}
+    if "$ref" in s:  # '#/$defs/Name', as pydantic writes nested models
+        target = root
+        for part in s["$ref"].lstrip("#/").split("/"): target = target[part]
+        return schema_example(target, root)
+    if "anyOf" in s or "oneOf" in s: return schema_example((s.get("anyOf") or s["oneOf"])[0], root)
+    if "enum" in s: return s["enum"][0]
+    t = s.get("type", "object")
+    if isinstance(t, list): t = t[0]
+    if t == "object":
+        props = s.get("properties", {})
+        return {k: schema_example(props.get(k, {}), root) for k in s.get("required", list(props))}
+    if t == "array":
+        item, n = s.get("items", {}), max(1, s.get("minItems", 1))
+        return list(item["enum"][:n]) if "enum" in item and len(item["enum"]) >= n else [schema_example(item, root) for _ in range(n)]
+    if t in ("number", "integer"):
+        v = s.get("minimum", 0)
+        return int(v) if t == "integer" else float(v)
+    if t == "boolean": return True
+    if t == "null": return None
+    return "fake answer"
+
+class FakeServer:
+    "An OpenAI-compatible server on 127.0.0.1 for tests: answers after `delay` s, counts requests and the peak in flight."
+    def __init__(self, delay:float=0.05, # seconds before each answer
+                 answer:Callable[[dict], str]|None=None, # request body -> content; default: `schema_example` of its schema
+                 statuses:list|None=None, # HTTP statuses answered (in turn) to the first requests, e.g. [429, 429]
+                ):
+        self.delay, self.answer, self.statuses = delay, answer, list(statuses or [])
+        self.count = self.in_flight = self.peak = 0; self.bodies = []; self._lock = threading.Lock()
+    def _reply(self, body:dict) -> str:
+        if self.answer: return self.answer(body)
+        rf = body.get("response_format") or {}
+        schema = (rf.get("json_schema") or {}).get("schema") or rf.get("schema")
+        return json.dumps(schema_example(schema)) if schema else json.dumps({"answer": "fake"})
+    def __enter__(self):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        srv = self
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a): pass
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                with srv._lock:
+                    srv.count += 1; srv.in_flight += 1; srv.peak = max(srv.peak, srv.in_flight); srv.bodies.append(body)
+                    status = srv.statuses.pop(0) if srv.statuses else 200
+                try:
+                    time.sleep(srv.delay)
+                    if status != 200:
+                        out = json.dumps({"error": {"message": f"fake status {status}", "type": "fake", "code": status}}).encode()
+                    else:
+                        text = srv._reply(body)
+                        out = json.dumps({"id": "fake", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
+                                          "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                                          "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}).encode()
+                    self.send_response(status); self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(out))); self.end_headers(); self.wfile.write(out)
+                finally:
+                    with srv._lock: srv.in_flight -= 1
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), H); self._httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+    def __exit__(self, *exc): self._httpd.shutdown(); self._httpd.server_close()
+
+def closed_port() -> int:
+    "A TCP port on 127.0.0.1 that nothing listens on (bound, then released)."
+    import socket
+    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
+
 
 # %% ../nbs/00_llm.ipynb #42e416a3
 BROKEN_MODES = {"garbage": "prose without any JSON",
@@ -833,13 +1098,27 @@ def use_router(config, # see `router_config`
     return router
 
 # %% ../nbs/00_llm.ipynb #7c4da49f
-def default_cache_path(name:str # cache name, e.g. the notebook's name
-                      ) -> Path:
-    "`$LLM_PERTURB_CACHE_DIR/<name>.jsonl` if set, else `<repo>/data/llm_cache/<name>.jsonl` in a checkout, else `./llm_cache/<name>.jsonl`."
-    if os.environ.get("LLM_PERTURB_CACHE_DIR"): return Path(os.environ["LLM_PERTURB_CACHE_DIR"]) / f"{name}.jsonl"
+def commit_caches(names:list|None=None, # cache names (e.g. '10_kernel'); None: every cache in `cache_dir()`
+                  dry_run:bool=False, # count only
+                 ) -> "pd.DataFrame":
+    "Append the answers of `cache_dir()` that the committed caches lack to `<checkout>/data/llm_cache/` (developers only)."
+    import pandas as pd
     from llm_perturb.data import repo_root
-    root = repo_root()
-    return (root / "data" / "llm_cache" if root else Path("llm_cache")) / f"{name}.jsonl"
+    if repo_root() is None: raise LLMConfigError("the committed caches live in a checkout: run this inside the repository")
+    dst_dir, src_dir = repo_root() / "data" / "llm_cache", cache_dir()
+    files = [src_dir / f"{n}.jsonl" for n in names] if names else sorted(src_dir.glob("*.jsonl"))
+    rows = []
+    for f in files:
+        if not f.is_file(): raise LLMConfigError(f"no cache {f}; the caches there are: {', '.join(p.stem for p in src_dir.glob('*.jsonl')) or 'none'}")
+        dst = dst_dir / f.name
+        if dst.resolve() == f.resolve(): continue
+        have = ResponseCache(dst, base=None)
+        new = [r for k, r in ResponseCache(f, base=None).records.items() if k not in have]
+        if not dry_run:
+            for r in new: have.put(r)
+        rows.append(dict(cache=f.stem, new_answers=len(new), committed=str(dst.relative_to(repo_root()))))
+    return pd.DataFrame(rows, columns=["cache", "new_answers", "committed"])
+
 
 # %% ../nbs/00_llm.ipynb #347324e1
 def selection_schema(candidates:list[str], # allowed names

@@ -547,7 +547,7 @@ def _check_metrics(metrics:Mapping) -> dict[str, float|None]:
 
 # %% ../nbs/02_metrics.ipynb #0a84cba7
 _LLM_KEYS = ("calls", "cached", "failed", "tokens", "cost")
-_LLM_EXTRA = ("invalid", "not_sent", "truncated", "plan")  # also kept when given (e.g. `llm.Budget.usage()`)
+_LLM_EXTRA = ("invalid", "not_sent", "truncated", "plan", "concurrency", "peak_in_flight", "concurrency_lowered_to", "error")  # also kept when given (e.g. `llm.Budget.usage()`)
 
 def _llm_usage(llm) -> dict:
     "The llm block: calls, cached, failed, tokens, cost from a dict or an object with those attributes (missing → 0)."

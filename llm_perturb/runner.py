@@ -120,7 +120,10 @@ def skip_cells(node, # a notebook (nbformat node)
         if c.cell_type == "code" and pat.search(c.source): c.source = f"# not run: flagged {pat.search(c.source)[1]} (--skip-flags)"
     return node
 
-_KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]  # no "running over TCP without encryption" warning per notebook
+# The kernel's own log says nothing a user can act on: "running over TCP without encryption" (a kernel on 127.0.0.1,
+# WARNING) and "KeyboardInterrupt caught in kernel" (the interrupt jupyter_client sends while shutting a finished kernel
+# down, ERROR). A failing cell is reported by papermill, not by this log.
+_KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL"]
 
 # %% ../nbs/09_runner.ipynb #790b2899
 def seed_cache(name:str, # the notebook's stem, e.g. '10_kernel'
@@ -163,6 +166,9 @@ def execute(nb, # path of the notebook to run
         pm.execute_notebook(node, str(out / nb.name), parameters=params, cwd=str(cwd),
                             progress_bar=progress, kernel_name="python3", extra_arguments=_KERNEL_ARGS)
         rec.update(status="ok", error=None)
+        res = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
+        if (err := (res.get("llm") or {}).get("error")):  # every LLM call failed: never "ok"
+            rec.update(status="failed", error=err[:2000])
     except Exception as e:
         rec.update(status="failed", error=_error_text(e)[:2000])
         (out / "error.txt").write_text("".join(traceback.format_exception(e)))
@@ -361,7 +367,7 @@ def reproduce(target, # the reproduce folder (one subfolder per section)
               model:str|None=None, # model for every section that has a `model` parameter
               router=None, # a litellm Router config, see `use_router`
               resume:bool=False, # skip sections already done in `target`
-              llm:dict|None=None, # api_base / max_cost / dry_run for the notebooks that declare them
+              llm:dict|None=None, # api_base / concurrency / max_cost / dry_run for the notebooks that declare them
               skip_flags=(), # nbdev test flags (e.g. 'slow') whose cells are not run
               progress:bool=True,
              ) -> list[dict]: # one record per section (skipped ones with status 'skipped')

@@ -73,7 +73,8 @@ def run_requests(requests:pd.DataFrame, # one row per query: model, prompt, sche
                  limit:int|None=None, # most new calls of this loop (on top of the budget); None: the budget decides
                  system:str|None=None, # system message of every request
                  max_tokens:int=256, temperature:float=0.0, seed:int=0, # sampling (part of the cache key)
-                 concurrency:int=4, retries:int=3, progress:bool=False,
+                 concurrency:int|None=None, # requests in flight; None: the budget's, else by backend
+                 retries:int=3, progress:bool=False,
                  **kwargs, # more complete_many arguments (api_base, reasoning_budget, ...)
                 ) -> pd.DataFrame: # requests + parsed fields + status, llm_status, answer, error, cached, result
     "Send every request (batched, cached, budgeted) and parse each answer with the section's parser."

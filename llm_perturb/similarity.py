@@ -455,9 +455,9 @@ def score_pairs(pairs:Sequence[tuple], # (a, b) inputs: RNAProfile, TextProfile 
                 out_of_range:str="auto", # score outside [-1, 1]: 'fail' (the paper), 'clip'; 'auto': clip embedded, fail others
                 llm_limit:int|None=None, # most new LLM calls of this call (cache hits are free); None: no limit
                 budget:Budget|None=None, # the run's shared llm.Budget (calls, max_cost, dry_run); None: a fresh one
-                api_base:str|None=None, # server URL for OpenAI-compatible servers (vLLM, Ollama, ...)
+                api_base:str|None=None, # server URL for OpenAI-compatible servers (vLLM, Ollama, ...); None: the budget's
                 cache:ResponseCache|str|Path|None=None, # response cache or its JSONL path
-                concurrency:int=4, # requests in flight
+                concurrency:int|None=None, # requests in flight; None: the budget's, else by backend
                 precision:int=2, # decimals of rendered LFCs
                 progress:bool=True, # tqdm progress bars
                ) -> tuple[pd.DataFrame, dict]:
@@ -659,7 +659,8 @@ def score_kernel(profiles:Sequence, # RNAProfile / TextProfile inputs (unique id
     kp = get_prompt(prompt, model)
     dry = kwargs.get("budget") is not None and kwargs["budget"].dry_run
     if not model.startswith("fake/"):  # a dry run needs no key; weights only for a request not in the cache (complete_many)
-        check_model(model, need_key=not dry and kwargs.get("api_base") is None, need_weights=False)
+        api_base = kwargs.get("api_base") or getattr(kwargs.get("budget"), "api_base", None)
+        check_model(model, need_key=not dry and api_base is None, need_weights=False)
     n = len(ids)
     jobs = kernel_pairs(n, seed, max_pairs).assign(check="main")
     off = jobs[jobs.i != jobs.j]
