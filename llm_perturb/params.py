@@ -30,7 +30,7 @@ def ListOf(t, # the type of the items
 
 COMMON = {"model": NonEmptyStr, "llm_limit": NonNegInt | None, "seed": NonNegInt,
           "out_dir": NonEmptyStr | None, "cache_path": NonEmptyStr | None, "max_cost": NonNegFloat | None,
-          "dry_run": bool, "api_base": NonEmptyStr | None}
+          "dry_run": bool, "api_base": NonEmptyStr | None, "concurrency": PosInt | None}
 
 # %% ../nbs/08_params.ipynb #d7d64d44
 class ParamError(ValueError):
