@@ -5,11 +5,14 @@ written by `.ci/nbtest.py` replace that cell's stored outputs (matched by cell i
     python .ci/store_outputs.py runs/ci/executed/21_lgr.ipynb            # into nbs/21_lgr.ipynb
     nbdev_clean && python .ci/clean_outputs.py && python .ci/stored_outputs.py runs/ci/executed/21_lgr.ipynb
 
-stderr streams (warnings, progress bars) are dropped, as `.ci/stored_outputs.py` never compares them. Store only from
-a run that passed: after a failure the later cells did not run and keep their old outputs.
+stderr streams (warnings, progress bars) are dropped, as `.ci/stored_outputs.py` never compares them; a cell whose fresh
+outputs show a machine path (`.ci/clean_outputs.py`'s rule) keeps its stored outputs and is named. Store only from a run
+that passed: after a failure the later cells did not run and keep their old outputs.
 """
-import argparse, json, sys
+import argparse, json, re, sys
 from pathlib import Path
+
+PATHS = re.compile(r"(/root/|/home/\w+|/tmp/|/work/|/check/|/private/var/)")  # as .ci/clean_outputs.py
 
 
 def store(executed: Path, stored: Path) -> int:
@@ -24,6 +27,7 @@ def store(executed: Path, stored: Path) -> int:
         outs = [o for o in ran[c["id"]] if not (o.get("output_type") == "stream" and o.get("name") == "stderr")]
         for o in outs:
             if o.get("output_type") == "execute_result": o["execution_count"] = None
+        if PATHS.search(json.dumps(outs)): print(f"  {stored.name} cell {c['id']}: fresh outputs show a machine path; kept as stored"); continue
         if outs != c.get("outputs"): c["outputs"] = outs; n += 1
     stored.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return n
