@@ -11,8 +11,8 @@ RATES = {"kernel": r"/kernel_\w+/failure_rate$", "ablations": r"/kernel_\w+(@\w+
          "langpert": r"_llmsubset/langpert/answer_fallback_rate$", "lgr": r"_llm_subset/lgr/k_used_zero_rate$",
          "kg_neighbours": r"/kg_llm_edit/failure_rate$"}
 
-def check(s:str, m:str, out:Path, rc:int) -> str:
-    "What the run did (one line), or an AssertionError naming what is wrong."
+def check(s:str, m:str, out:Path, rc:int, cost=0.0) -> str:
+    "What the run did (one line), or an AssertionError naming what is wrong; `cost`: what the run must record (None: unknown, an unpriced server model)."
     log = Path(f"{out}.log").read_text()
     err = (out / "error.txt").read_text()[-1500:] if (out / "error.txt").is_file() else ""
     assert rc == 0, f"the run failed (exit {rc}):\n{log[-800:]}\n{err}"
@@ -22,7 +22,7 @@ def check(s:str, m:str, out:Path, rc:int) -> str:
     assert rates, f"no metric matching {RATES[s]!r} in results.json: the failure rate is not written"
     assert all(v == 1.0 for v in rates.values()), f"every answer was bad, yet not every failure rate is 1.0: {rates}"
     u = r["llm"]
-    assert u["calls"] > 0 and u["cost"] == 0.0, f"expected some calls at no cost: {u}"
+    assert u["calls"] > 0 and u["cost"] == cost, f"expected some calls at cost {cost}: {u}"
     cut = {"truncated": u["calls"], "mixed": (u["calls"] + 1) // 3}.get(m, 0)  # calls 1, 4, 7, ... of mixed are cut
     if m == "mixed": assert u["calls"] >= 3, f"only {u['calls']} call(s): broken/mixed needs 3 to meet every kind of answer"
     if cut:

@@ -1,22 +1,31 @@
-"""Every LLM section against a user's own OpenAI-compatible server (issue 29), end to end through the command line.
+"""Every LLM section against a user's own OpenAI-compatible server that answers badly (issues 29 and 23), end to end
+through the command line.
 
     python .ci/fake_server.py [SECTION ...]      (default: the seven LLM sections; FAKE_JOBS runs at once, default 2)
 
 Per section, on tiny parameters (a few LLM calls), two runs of `llm-perturb run SECTION --model openai/fake-llm`:
-1. `--api-base` a fake server (`llm.FakeServer`: 127.0.0.1, answers after 0.3 s with JSON that follows the request's
-   schema, counts requests and the most in flight) and `--concurrency 3`: the run finishes, the server received the
-   requests (count > 0: none went to the provider's default address), exactly 3 were in flight at once, and
-   results.json records concurrency 3 and that peak;
+1. `--api-base` a fake server (`llm.FakeServer`: 127.0.0.1, answers after 0.3 s, counts requests and the most in
+   flight) and `--concurrency 3`. The server answers as `broken/mixed` does (`llm.broken_answer`: prose without JSON,
+   a JSON answer cut off with finish_reason 'length', empty content, in turn), so one run checks both issues:
+   - the user's server (29): the run finishes, the server received every LLM call of the run (none went to the
+     provider's default address), exactly 3 were in flight at once, and results.json records concurrency 3 and that peak;
+   - a model whose every answer is bad (23, `.ci/broken_llm_check.py`): results.json and results.csv written, the
+     section's failure rate (or its equivalent) is 1.0, exactly the truncated answers are counted as cut at
+     max_tokens and the summary says so, and the cost is unknown (litellm has no price for the server's model).
+   FAKE_ANSWERS=schema answers valid JSON that follows each request's schema instead (and skips the checks of 23).
 2. (sections in FAKE_CLOSED, default langpert and kernel: the stop is the shared `complete_many` path, tested on
    its own in 00_llm, and each such run costs the section's non-LLM cells) `--api-base` a closed port: the run ends
    within 60 s of its first LLM request with a non-zero exit, the message names the URL, and the status is not "ok".
 No API key is set: a server given by URL needs none. The committed caches are untouched: each run writes its new
 answers to a temporary LLM_PERTURB_CACHE_DIR of its own (so that no run is answered from another's cache).
+`.ci/broken_llm` runs the same sections in-process against the `broken/` provider (not part of CI: this covers it).
 """
-import json, os, subprocess, sys, tempfile, time
+import itertools, json, os, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from llm_perturb.llm import FakeServer, closed_port
+from llm_perturb.llm import FakeServer, broken_answer, closed_port
+sys.path.insert(0, str(Path(__file__).parent))
+from broken_llm_check import check as broken_checks  # noqa: E402
 
 CONC = 3
 # tiny parameters per section: at least CONC requests in one batch (one model, one schema), a few calls in all
@@ -38,11 +47,14 @@ def run(section, url, out, extra=()):
     t = time.perf_counter()
     env = dict(os.environ, LLM_PERTURB_CACHE_DIR=f"{out}-cache")  # a cache per run: the next run finds no answer of this one
     p = subprocess.run(args, capture_output=True, text=True, timeout=600, env=env)
+    Path(f"{out}.log").write_text(p.stdout + p.stderr)
     return p.returncode, p.stdout + p.stderr, time.perf_counter() - t
 
 def check(section, tmp):
     fails = []
-    with FakeServer(delay=0.3) as srv:
+    broken = os.environ.get("FAKE_ANSWERS", "mixed") != "schema"
+    turns = itertools.count()
+    with FakeServer(delay=0.3, answer=(lambda body: broken_answer("mixed", next(turns))) if broken else None) as srv:
         rc, log, secs = run(section, srv.url, tmp / f"{section}-ok", ("--concurrency", str(CONC)))
         n, peak = srv.count, srv.peak
     res = json.loads((tmp / f"{section}-ok" / "results.json").read_text()) if (tmp / f"{section}-ok" / "results.json").is_file() else {}
@@ -51,7 +63,11 @@ def check(section, tmp):
     if n == 0: fails.append("the fake server received no request (they went elsewhere)")
     if peak != CONC: fails.append(f"{peak} requests in flight at most, asked {CONC}")
     if (llm.get("concurrency"), llm.get("peak_in_flight")) != (CONC, CONC): fails.append(f"results.json llm block: {llm}")
+    if llm.get("calls") != n: fails.append(f"results.json counts {llm.get('calls')} LLM calls, the server received {n}")
     line = (f"{section}: {n} requests reached the fake server, {peak} in flight at most (asked {CONC}), {secs:.0f} s")
+    if broken and rc == 0:
+        try: line += f"; bad answers: {broken_checks(section, 'mixed', tmp / f'{section}-ok', rc, cost=None)}"
+        except AssertionError as e: fails.append(f"bad answers: {e}")
     if section not in os.environ.get("FAKE_CLOSED", "langpert kernel").split(): return section, line, fails
     url = f"http://127.0.0.1:{closed_port()}/v1"
     rc2, log2, secs2 = run(section, url, tmp / f"{section}-closed")

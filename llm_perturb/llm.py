@@ -11,8 +11,8 @@ __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 
            'parse_structured', 'committed_cache_dir', 'cache_dir', 'default_cache_path', 'committed_cache', 'redact',
            'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'usage_line', 'EmptyAnswer',
            'output_mode', 'default_concurrency', 'LLMUnreachable', 'unreachable_message', 'complete_many', 'complete',
-           'FakeProvider', 'schema_example', 'FakeServer', 'closed_port', 'BrokenProvider', 'router_config',
-           'router_provider', 'use_router', 'commit_caches', 'selection_schema']
+           'FakeProvider', 'schema_example', 'FakeServer', 'closed_port', 'broken_answer', 'BrokenProvider',
+           'router_config', 'router_provider', 'use_router', 'commit_caches', 'selection_schema']
 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
@@ -982,16 +982,16 @@ def schema_example(schema:dict|None, root:dict|None=None) -> Any:
 class FakeServer:
     "An OpenAI-compatible server on 127.0.0.1 for tests: answers after `delay` s, counts requests and the peak in flight."
     def __init__(self, delay:float=0.05, # seconds before each answer
-                 answer:Callable[[dict], str]|None=None, # request body -> content; default: `schema_example` of its schema
+                 answer:Callable[[dict], str|tuple]|None=None, # request body -> content, or (content, finish_reason); default: `schema_example` of its schema
                  statuses:list|None=None, # HTTP statuses answered (in turn) to the first requests, e.g. [429, 429]
                 ):
         self.delay, self.answer, self.statuses = delay, answer, list(statuses or [])
         self.count = self.in_flight = self.peak = 0; self.bodies = []; self._lock = threading.Lock()
-    def _reply(self, body:dict) -> str:
-        if self.answer: return self.answer(body)
+    def _reply(self, body:dict) -> tuple[str|None, str]:
+        if self.answer: a = self.answer(body); return a if isinstance(a, tuple) else (a, "stop")
         rf = body.get("response_format") or {}
         schema = (rf.get("json_schema") or {}).get("schema") or rf.get("schema")
-        return json.dumps(schema_example(schema)) if schema else json.dumps({"answer": "fake"})
+        return json.dumps(schema_example(schema)) if schema else json.dumps({"answer": "fake"}), "stop"
     def __enter__(self):
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         srv = self
@@ -1007,9 +1007,9 @@ class FakeServer:
                     if status != 200:
                         out = json.dumps({"error": {"message": f"fake status {status}", "type": "fake", "code": status}}).encode()
                     else:
-                        text = srv._reply(body)
+                        text, finish = srv._reply(body)
                         out = json.dumps({"id": "fake", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
-                                          "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                                          "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
                                           "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}).encode()
                     self.send_response(status); self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(out))); self.end_headers(); self.wfile.write(out)
@@ -1037,19 +1037,25 @@ _GARBAGE = ("I am sorry, I cannot tell which of these is closer from the informa
             "the question would need more context about the experiment before anyone could answer it")
 _TRUNCATED = '{"reasoning": "Both profiles point to a shared stress response, with the strongest changes in'
 
+def broken_answer(mode:str, # one of BROKEN_MODES
+                  turn:int=0, # the call's number (mode 'mixed' answers call i as mode i mod 3)
+                 ) -> tuple[str|None, str]:
+    "(content, finish_reason) of a bad answer in `mode`: what `broken/<mode>` answers, for a fake server to send too."
+    if mode not in BROKEN_MODES:
+        raise LLMConfigError(f"unknown model broken/{mode}; the broken modes are {', '.join('broken/' + m for m in BROKEN_MODES)}")
+    if mode == "mixed": mode = _MIXED[turn % len(_MIXED)]
+    return {"garbage": _GARBAGE, "truncated": _TRUNCATED, "empty": "", "null": None}[mode], "length" if mode == "truncated" else "stop"
+
 class BrokenProvider(CustomLLM):
     "Provider `broken/<mode>` (`BROKEN_MODES`): every answer bad in one way; deterministic, instant, no key, no cost."
     def __init__(self): super().__init__(); self._turn = itertools.count()
     def completion(self, model, messages, api_base, custom_prompt_dict, model_response, *args, **kwargs):
         mode = model.split("/")[-1]
-        if mode not in BROKEN_MODES:
-            raise LLMConfigError(f"unknown model broken/{mode}; the broken modes are {', '.join('broken/' + m for m in BROKEN_MODES)}")
-        if mode == "mixed": mode = _MIXED[next(self._turn) % len(_MIXED)]  # itertools.count: one turn per call
-        text = {"garbage": _GARBAGE, "truncated": _TRUNCATED, "empty": "", "null": None}[mode]
+        text, finish = broken_answer(mode, next(self._turn) if mode == "mixed" else 0)  # itertools.count: one turn per call
         n_in = len(str(messages)) // 4
-        n_out = int((kwargs.get("optional_params") or {}).get("max_tokens") or 64) if mode == "truncated" else len(text or "") // 4
+        n_out = int((kwargs.get("optional_params") or {}).get("max_tokens") or 64) if finish == "length" else len(text or "") // 4
         model_response.choices[0].message.content = text
-        model_response.choices[0].finish_reason = "length" if mode == "truncated" else "stop"
+        model_response.choices[0].finish_reason = finish
         model_response.usage = litellm.Usage(prompt_tokens=n_in, completion_tokens=n_out, total_tokens=n_in + n_out)
         model_response.model = model
         return model_response
