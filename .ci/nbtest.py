@@ -5,7 +5,8 @@
 The test is nbdev's own (`nbdev.test.test_nb`'s rules, with nbdev's NBProcessor and execnb's CaptureShell): cells
 flagged with a `tst_flags` flag of settings.ini are skipped unless the flag is given in --flags, `#| eval: false`
 cells and `nbdev_export(` cells are skipped, the run stops at the first exception, and the exit status is 1 when
-a cell raised. Beside that (and with pandas' `display.max_columns` at 20, its value in a Jupyter kernel, where
+a cell raised. `--skip FLAGS` skips cells with those flags too (.ci/augmented_data leaves out `rl`: the GRPO smoke
+test does not read the data directory, and the notebook step runs it). Beside that (and with pandas' `display.max_columns` at 20, its value in a Jupyter kernel, where
 nbdev's shell would fit tables to a terminal's width), the notebook is written to OUT with its own sources and, in every code cell, the fresh
 outputs of this run and `metadata.ci_executed` (true / false: skipped, or not reached after an exception), so that
 `.ci/stored_outputs.py` can compare the committed outputs with a fresh run.
@@ -21,10 +22,10 @@ from execnb.nbio import nb2dict
 from execnb.shell import CaptureShell
 
 
-def run(fn: Path, force_flags: list[str], secs: dict) -> tuple[bool, dict]:
+def run(fn: Path, force_flags: list[str], secs: dict, skip_flags: list[str] = ()) -> tuple[bool, dict]:
     "Run `fn` as nbdev.test.test_nb does; return (passed, {cell id: outputs of the cells that ran}); seconds per cell in `secs`."
     cfg = get_config()
-    flags = set(cfg.tst_flags.split()) - set(force_flags)
+    flags = (set(cfg.tst_flags.split()) - set(force_flags)) | set(skip_flags)
     sys.path.insert(0, str(cfg.config_path))
     os.environ["IN_TEST"] = "1"
     nb = NBProcessor(fn, procs=FrontmatterProc, process=True).nb
@@ -60,11 +61,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("notebook", type=Path); p.add_argument("out", type=Path)
     p.add_argument("--flags", default="", help="space-separated test flags to run that are normally skipped")
+    p.add_argument("--skip", default="", help="space-separated cell flags to skip besides settings.ini's tst_flags (e.g. rl)")
     a = p.parse_args()
     fn = a.notebook.absolute()
     with working_directory(get_config().nbs_path):  # nbdev_test runs from nbs/
         start, secs = time.perf_counter(), {}
-        passed, ran = run(fn, a.flags.split(), secs)
+        passed, ran = run(fn, a.flags.split(), secs, a.skip.split())
     nb = json.loads(fn.read_text(encoding="utf-8"))
     for c in nb["cells"]:
         if c["cell_type"] != "code": continue
