@@ -13,8 +13,9 @@ Per section, on tiny parameters (a few LLM calls), two runs of `llm-perturb run 
      section's failure rate (or its equivalent) is 1.0, exactly the truncated answers are counted as cut at
      max_tokens and the summary says so, and the cost is unknown (litellm has no price for the server's model).
    FAKE_ANSWERS=schema answers valid JSON that follows each request's schema instead (and skips the checks of 23).
-2. (sections in FAKE_CLOSED, default langpert and kernel: the stop is the shared `complete_many` path, tested on
-   its own in 00_llm, and each such run costs the section's non-LLM cells) `--api-base` a closed port: the run ends
+2. (sections in FAKE_CLOSED, default kernel: the stop is the shared `complete_many` path, tested on its own in
+   00_llm, which every section's calls go through (run 1 shows they reach the address given), and each such run
+   costs the section's non-LLM cells) `--api-base` a closed port: the run ends
    within 60 s of its first LLM request with a non-zero exit, the message names the URL, and the status is not "ok".
 No API key is set: a server given by URL needs none. The committed caches are untouched: each run writes its new
 answers to a temporary LLM_PERTURB_CACHE_DIR of its own (so that no run is answered from another's cache).
@@ -68,7 +69,7 @@ def check(section, tmp):
     if broken and rc == 0:
         try: line += f"; bad answers: {broken_checks(section, 'mixed', tmp / f'{section}-ok', rc, cost=None)}"
         except AssertionError as e: fails.append(f"bad answers: {e}")
-    if section not in os.environ.get("FAKE_CLOSED", "langpert kernel").split(): return section, line, fails
+    if section not in os.environ.get("FAKE_CLOSED", "kernel").split(): return section, line, fails
     url = f"http://127.0.0.1:{closed_port()}/v1"
     rc2, log2, secs2 = run(section, url, tmp / f"{section}-closed")
     rec = json.loads((tmp / f"{section}-closed" / "run.json").read_text())
