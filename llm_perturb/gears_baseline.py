@@ -17,8 +17,8 @@ from .data import gears_perturbation, load_gene2go, data_dir
 from .paths import repo_root
 
 # %% auto #0
-__all__ = ['GEARS_EXTRA', 'gears_available', 'import_gears', 'gene2go_table', 'SeriesCSR', 'check_single', 'write_gears_workdir',
-           'gears_split', 'quiet_in', 'seed_all', 'gears_predict']
+__all__ = ['GEARS_EXTRA', 'gears_available', 'import_gears', 'gears_setting', 'gene2go_table', 'SeriesCSR', 'check_single',
+           'write_gears_workdir', 'gears_split', 'quiet_in', 'seed_all', 'gears_predict']
 
 # %% ../nbs/16_gears.ipynb #4bd71d5b
 GEARS_EXTRA = "pip install 'llm_perturb[gears]'"
@@ -51,6 +51,14 @@ def import_gears(module:str='gears' # the import name of cell-gears
         warnings.filters[:] = filters
         sc.settings.verbosity = verbosity
         if stand_in is not None and sys.modules.get('dcor') is stand_in: del sys.modules['dcor']
+
+# %% ../nbs/16_gears.ipynb #33a3a518
+def gears_setting(epochs:int # a section's `gears_epochs` (0: off)
+                 )->tuple[int, str]:
+    "(epochs to train GEARS for, note): 0 and the reason when GEARS is off or its extra is missing, else (epochs, '')"
+    if not epochs: return 0, "gears: off (gears_epochs=0)"
+    if not gears_available(): return 0, f"gears: not run, the optional extra is not installed ({GEARS_EXTRA})"
+    return int(epochs), ""
 
 # %% ../nbs/16_gears.ipynb #705dd862
 @functools.lru_cache(maxsize=2)
