@@ -17,8 +17,8 @@ from .data import gears_perturbation, load_gene2go, data_dir
 from .paths import repo_root
 
 # %% auto #0
-__all__ = ['GEARS_EXTRA', 'gears_available', 'import_gears', 'gears_setting', 'gene2go_table', 'SeriesCSR', 'check_single',
-           'write_gears_workdir', 'gears_split', 'quiet_in', 'seed_all', 'gears_predict']
+__all__ = ['GEARS_EXTRA', 'gears_available', 'import_gears', 'gears_setting', 'gene2go_table', 'go_graph_edges', 'SeriesCSR',
+           'check_single', 'write_gears_workdir', 'gears_split', 'quiet_in', 'seed_all', 'gears_predict']
 
 # %% ../nbs/16_gears.ipynb #4bd71d5b
 GEARS_EXTRA = "pip install 'llm_perturb[gears]'"
@@ -67,6 +67,26 @@ def gene2go_table(drop_nd:bool=True # leave out 'ND' rows (no data: they point a
     "Gene symbol -> frozenset of GO term ids (all three ontologies), as GEARS' gene2go_all.pkl"
     g = load_gene2go(ontology=None, drop_nd=drop_nd)
     return {s: frozenset(v) for s, v in g.groupby('symbol', sort=True).go_id}
+
+# %% ../nbs/16_gears.ipynb #2a8487ac
+def go_graph_edges(genes:Sequence[str], # the perturbation graph's genes (each with GO terms)
+                   go:dict, # gene -> set of GO term ids (`gene2go_table`)
+                   threshold:float=0.1, # GEARS keeps pairs whose Jaccard index exceeds this
+                   block:int=1024 # genes per sparse product (memory: block x len(genes) integers)
+                  )->pd.DataFrame:
+    "GEARS' GO graph edges (source, target, importance = Jaccard of GO term sets > threshold, self-pairs included), in its order"
+    genes = [str(g) for g in genes]
+    terms = {t: i for i, t in enumerate(sorted(set().union(*(go[g] for g in genes))))} if genes else {}
+    rows = np.repeat(np.arange(len(genes)), [len(go[g]) for g in genes])
+    cols = np.fromiter((terms[t] for g in genes for t in go[g]), dtype=np.int64, count=len(rows))
+    M = sp.csr_matrix((np.ones(len(rows), np.int64), (rows, cols)), shape=(len(genes), len(terms)))
+    size, names, out = np.asarray(M.sum(1)).ravel(), np.asarray(genes, dtype=object), []
+    for s in range(0, len(genes), block):
+        inter = (M[s:s + block] @ M.T).toarray()
+        score = inter / (size[s:s + block, None] + size[None, :] - inter)
+        i, j = np.nonzero(score > threshold)  # row-major: GEARS' order (source-major, targets in gene order)
+        out.append(pd.DataFrame(dict(source=names[i + s], target=names[j], importance=score[i, j])))
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=['source', 'target', 'importance'])
 
 # %% ../nbs/16_gears.ipynb #a35b3d96
 class SeriesCSR(sp.csr_matrix):
@@ -164,7 +184,8 @@ def gears_predict(gears_file, # a GEARS perturb_processed.h5ad (see llm_perturb.
     root = Path(tmp.name) if tmp is not None else _check_workdir(workdir)
     try:
         conditions, folder = write_gears_workdir(gears_file, train_perts, root)
-        (root / 'data' / 'gene2go_all.pkl').write_bytes(pickle.dumps({g: set(t) for g, t in gene2go_table().items()}))
+        go = gene2go_table()
+        (root / 'data' / 'gene2go_all.pkl').write_bytes(pickle.dumps({g: set(t) for g, t in go.items()}))
         test = [str(p) for p in test_perts]
         genes = ad.read_h5ad(folder / 'perturb_processed.h5ad', backed='r').var['gene_name'].astype(str).tolist()
         (root / 'pert_genes.pkl').write_bytes(pickle.dumps(sorted(set(genes) | set(conditions) | set(test))))
@@ -173,6 +194,7 @@ def gears_predict(gears_file, # a GEARS perturb_processed.h5ad (see llm_perturb.
             seed_all(seed)
             pdata = PertData('./data', gene_set_path=str(root / 'pert_genes.pkl'), default_pert_graph=False)
             pdata.load(data_path=str(folder))
+            go_graph_edges(pdata.pert_names, go).to_csv(root / 'data' / f'go_essential_{pdata.dataset_name}.csv', index=False)  # read by make_GO
             pdata.prepare_split(split='custom', split_dict_path=str(root / 'split.pkl'))
             pdata.get_dataloader(batch_size=batch_size, test_batch_size=batch_size)
             pdata.dataloader.pop('test_loader', None)  # our test cells are not in the copy: GEARS skips its own testing
