@@ -118,8 +118,11 @@ def write_gears_workdir(gears_file, # the user's GEARS perturb_processed.h5ad (o
     conditions = {p: c for p, c in zip(pert, a.obs['condition'].astype(str)) if p != 'control'}
     a.X = sp.csr_matrix(a.X, dtype=np.float32)
     if 'non_zeros_gene_idx' not in a.uns or 'rank_genes_groups_cov_all' not in a.uns:  # as GEARS processes a new data set
+        import_gears()
         from gears.data_utils import get_DE_genes, get_dropout_non_zero_genes
-        a = get_dropout_non_zero_genes(get_DE_genes(a, skip_calc_de=False))
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter('ignore')
+            a = get_dropout_non_zero_genes(get_DE_genes(a, skip_calc_de=False))
     folder = Path(root) / 'data' / name
     folder.mkdir(parents=True, exist_ok=True)
     a.write_h5ad(folder / 'perturb_processed.h5ad')
