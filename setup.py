@@ -31,6 +31,8 @@ lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 dev_requirements = (cfg.get('dev_requirements') or '').split()
 # The optional GRPO extra (torch, TRL, transformers): `pip install 'llm_perturb[rl]'`.
 rl_requirements = (cfg.get('rl_requirements') or '').split()
+# The optional GEARS baseline (cell-gears, torch_geometric): `pip install 'llm_perturb[gears]'`.
+gears_requirements = (cfg.get('gears_requirements') or '').split()
 
 package_data = dict()
 pkg_data = cfg.get('package_data', None)
@@ -71,7 +73,7 @@ setuptools.setup(
     package_data = package_data,
     cmdclass = {'build_py': build_py_checkout},
     install_requires = requirements,
-    extras_require={ 'dev': dev_requirements, 'rl': rl_requirements },
+    extras_require={ 'dev': dev_requirements, 'rl': rl_requirements, 'gears': gears_requirements },
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),

@@ -13,9 +13,10 @@ __all__ = ['DATA_ENV', 'DATA_SUBDIRS', 'FETCH_HINT', 'MANIFEST_COLUMNS', 'TEST_T
            'load_go_terms', 'load_go_parents', 'symbol_map', 'normalize_symbols', 'ensembl_to_symbol', 'load_string',
            'load_corum', 'read_gmt', 'geneset_names', 'load_gmt', 'load_moabox', 'load_repurposing',
            'annotate_l1000_compounds', 'load_drugseq_design', 'load_singlecell', 'pseudobulk', 'pseudobulk_deltas',
-           'top_de_genes', 'gears_perturbation', 'read_gears', 'read_tahoe_pseudobulk', 'read_limma', 'de_dataset_name',
-           'read_de_profiles', 'de_annotation', 'write_de_example', 'kfold_perturbations', 'unseen_drug_split',
-           'unseen_cell_line_split', 'downsample_train', 'check_profiles']
+           'top_de_genes', 'gears_perturbation', 'read_gears', 'gears_de_lists', 'write_gears_example',
+           'read_tahoe_pseudobulk', 'read_limma', 'de_dataset_name', 'read_de_profiles', 'de_annotation',
+           'write_de_example', 'kfold_perturbations', 'unseen_drug_split', 'unseen_cell_line_split', 'downsample_train',
+           'check_profiles']
 
 # %% ../nbs/01_data.ipynb #5d7f75e8
 import os, re, json, gzip, hashlib, functools, configparser, warnings
@@ -731,6 +732,65 @@ def read_gears(path # a GEARS `perturb_processed.h5ad`
     for k in GEARS_DE_KEYS:
         if k in a.uns: a.uns[k] = {c: np.array([id2sym.get(str(g), str(g)) for g in v]) for c, v in a.uns[k].items()}
     return a
+
+# %% ../nbs/01_data.ipynb #02f346a8
+def _gears_condition(p:str, is_control:bool)->str:
+    "Our perturbation name -> GEARS condition: control -> 'ctrl', 'GENE' -> 'GENE+ctrl'; a name with '+' is kept"
+    return 'ctrl' if is_control else (p if '+' in p else f'{p}+ctrl')
+
+def gears_de_lists(X:np.ndarray, # cells x genes (dense), log-normalised
+                   conditions, # each cell's GEARS condition ('ctrl' for controls)
+                   gene_ids, # the var index (GEARS' lists hold these, not symbols)
+                   cell_line:str='K562' # GEARS keys the lists '<cell_type>_<condition>_1+1'
+                  )->dict:
+    "The uns DE entries GEARS writes for each condition: genes ranked by |Welch t| against control, top-20 lists, non-zero genes"
+    gene_ids, cond = np.asarray(gene_ids), np.asarray(conditions, dtype=object)
+    ctrl = X[cond == 'ctrl']
+    ctrl_zero = ctrl.mean(0) == 0
+    keys = 'rank_genes_groups_cov_all', 'top_non_dropout_de_20', 'top_non_zero_de_20', 'non_zeros_gene_idx', 'non_dropout_gene_idx'
+    out = {k: {} for k in keys}
+    for c in pd.unique(cond):
+        if c == 'ctrl': continue
+        Xp = X[cond == c]
+        with np.errstate(all='ignore'): t = np.nan_to_num(stats.ttest_ind(Xp, ctrl, equal_var=False).statistic)
+        order = np.argsort(-np.abs(t), kind='stable')
+        nonzero = Xp.mean(0) != 0
+        non_dropout = nonzero | ctrl_zero  # GEARS: expressed here, or silent in the controls too
+        k = f'{cell_line}_{c}_1+1'
+        out['rank_genes_groups_cov_all'][k] = gene_ids[order]
+        out['top_non_dropout_de_20'][k] = gene_ids[order[non_dropout[order]][:20]]
+        out['top_non_zero_de_20'][k] = gene_ids[order[nonzero[order]][:20]]
+        out['non_zeros_gene_idx'][k], out['non_dropout_gene_idx'][k] = np.flatnonzero(nonzero), np.flatnonzero(non_dropout)
+    return out
+
+def write_gears_example(path, # the .h5ad to write (in a folder you own, e.g. a temporary one)
+                        cells:ad.AnnData, # cells x genes, log-normalised; obs 'perturbation' ('control', 'GENE', 'A+B') and optionally 'is_control'
+                        perturbations=None, # keep only these perturbations and the controls (default: all)
+                        n_genes:int|None=None, # keep this many genes, the perturbed genes first (default: all, in their order)
+                        cell_line:str='K562' # written as obs['cell_type']
+                       )->Path:
+    "Write cells as a GEARS perturb_processed.h5ad (Ensembl-like index, symbols in var['gene_name'], GEARS' uns DE lists)"
+    path = Path(path)
+    pert = cells.obs['perturbation'].astype(str).to_numpy()
+    is_ctrl = cells.obs['is_control'].to_numpy(bool) if 'is_control' in cells.obs else pert == 'control'
+    keep = is_ctrl | (np.isin(pert, [str(p) for p in perturbations]) if perturbations is not None else True)
+    c, pert, is_ctrl = cells[keep], pert[keep], is_ctrl[keep]
+    genes = list(c.var_names)
+    if n_genes is not None:
+        first = [str(p) for p in (perturbations if perturbations is not None else pd.unique(pert[~is_ctrl]))]
+        genes = list(dict.fromkeys([g for g in first if g in c.var_names] + genes))[:n_genes]
+        c = c[:, genes]
+    X = np.asarray(c.X.toarray() if sp.issparse(c.X) else c.X, dtype=np.float32)
+    cond = np.array([_gears_condition(p, k) for p, k in zip(pert, is_ctrl)], dtype=object)
+    obs = pd.DataFrame(dict(condition=pd.Categorical(cond), cell_type=cell_line, dose_val='1+1', control=is_ctrl.astype(int),
+                            condition_name=[f'{cell_line}_{x}_1+1' for x in cond]), index=[f'cell{i}' for i in range(len(cond))])
+    var = pd.DataFrame(dict(gene_name=genes), index=[f'ENSG{i:011d}' for i in range(len(genes))])
+    g = ad.AnnData(sp.csr_matrix(X), obs=obs, var=var)
+    g.uns.update(gears_de_lists(X, cond, var.index, cell_line))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    g.write_h5ad(path)
+    return path
+
 
 # %% ../nbs/01_data.ipynb #0b0065a2
 _DRUGCONC = re.compile(r"\(\s*'([^']*)'\s*,\s*([-+\d.eE]+)\s*,\s*'([^']*)'\s*\)")

@@ -45,7 +45,7 @@ def kg_params():
             "pseudobulk_file": NonEmptyStr | ListOf(NonEmptyStr) | None,
             "pb_graphs": ListOf(OneOf("string", "go", "corum", "genesets", "screen_coexp", "control_coexp")),
             "split_file": NonEmptyStr | None, "test_fraction": Fraction, "pb_llm_n_test": NonNegInt | None,
-            "ceiling": OneOf("sqrt_n", "spearman_brown")}
+            "ceiling": OneOf("sqrt_n", "spearman_brown"), "gears_epochs": NonNegInt, "gears_hidden": PosInt}
 
 # %% ../nbs/22_kg_neighbours.ipynb #5bb1b16b
 def perturbqa_lines(cell_line:str|None=None, # one cell line (wins over cell_lines)
@@ -827,6 +827,7 @@ def table1(path, # a GEARS perturb_processed.h5ad
            split_file=None, test_fraction:float=0.2, k:int=20, seed:int=0,
            ceiling:str='sqrt_n', # the ceiling's correction (ceiling_correction); the other one is kept as ceiling@<other>
            llm_n_test:int|None=0, model:str|None=None, cache=None, budget=None, # the LLM edit step (0: skip; None: every test perturbation)
+           gears_epochs:int=0, gears_hidden:int=64, # GEARS trained on the same split (16_gears; needs the gears extra); 0: not run
            verbose:bool=True, **llm_kw,
           ) -> dict: # scores, summary, wilcoxon, split, sizes, edits, dataset, cell_line, n_test
     "KG paper Table 1 on one screen: graph neighbours, their union, the mean, the ceiling and LLM edits; Pearson delta and retrieval."
@@ -836,8 +837,13 @@ def table1(path, # a GEARS perturb_processed.h5ad
     G = screen_graphs(scr, train, graphs, base=base)
     U = union_method(graphs) if len(graphs) > 1 else f'kg_{graphs[0]}'
     preds, sizes = table1_predictions(D, train, test, G, k=k, seed=seed)
+    if gears_epochs:  # GEARS on the same split; a test gene without GO terms gets no prediction (NaN, left out of its mean)
+        from llm_perturb.gears_baseline import gears_predict
+        gp = gears_predict(path, train, test, epochs=gears_epochs, hidden_size=gears_hidden, seed=seed)
+        preds['gears'] = gp.set_axis(D.columns, axis=1).reindex(list(test)).to_numpy()
     T = D.loc[test].to_numpy()
     scores = per_perturbation_scores(preds, T).set_axis(test)
+    if 'gears' in preds: scores.loc[np.isnan(preds['gears']).any(1), [('pearson_delta', 'gears'), ('retrieval', 'gears')]] = np.nan
     if scr['half1'] is not None:
         r = rowwise_pearson(scr['half1'].loc[test].to_numpy(), scr['half2'].loc[test].to_numpy())
         other = 'spearman_brown' if ceiling == 'sqrt_n' else 'sqrt_n'

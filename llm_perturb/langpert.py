@@ -32,7 +32,7 @@ __all__ = ['LANGPERT_RULES', 'CANDIDATE_ORDERS', 'SYSTEM_PROMPT', 'LANGPERT_CONT
 # %% ../nbs/20_langpert.ipynb #a1b2c3d4
 def langpert_params():
     "The parameter spec of the LangPert notebook (for `params.check_params`)."
-    from llm_perturb.params import COMMON, PosInt, OneOf, ListOf, NonEmptyStr
+    from llm_perturb.params import COMMON, PosInt, NonNegInt, OneOf, ListOf, NonEmptyStr
     return {**COMMON, "compare_model": NonEmptyStr | None, "cell_lines": OneOf("all") | ListOf(NonEmptyStr, min_len=1),
             "n_folds": PosInt, "train_sizes": ListOf(PosInt | None, min_len=1), "llm_train_sizes": ListOf(PosInt | None, min_len=1),
             "k": ListOf(PosInt, min_len=1), "kg_k": PosInt, "max_candidates": PosInt | None | OneOf("auto"),
@@ -40,7 +40,8 @@ def langpert_params():
             "max_tokens": PosInt | None, "n_test_llm": PosInt | None, "n_sim_perts": PosInt,
             "n_sim_genes": PosInt, "n_boot": PosInt, "pseudobulk_file": NonEmptyStr | None,
             "grounding": bool, "n_draws": PosInt, "selection_cut": PosInt | None, "layout_check": bool,
-            "de_genes": OneOf(*DE_GENE_SOURCES) | NonEmptyStr}
+            "de_genes": OneOf(*DE_GENE_SOURCES) | NonEmptyStr,
+            "gears_epochs": NonNegInt, "gears_hidden": PosInt}
 
 LANGPERT_RULES = [(lambda v: set(v["llm_train_sizes"]) <= set(v["train_sizes"]),
                    "llm_train_sizes must be a subset of train_sizes (the LLM is asked at sizes the sweep runs)"),
