@@ -10,11 +10,12 @@ from pathlib import Path
 import numpy as np, pandas as pd
 import anndata as ad
 from .paths import repo_root, checkout_file, in_installed_copy
-from .data import file_sha256, gears_perturbation, read_limma, fetch
+from .data import data_dir, file_sha256, gears_perturbation, read_limma, fetch
 
 # %% auto #0
 __all__ = ['TABLE_FILE', 'TABLE_COLUMNS', 'COUNTS', 'KINDS', 'PAPER_ALIASES', 'paper_datasets', 'measure', 'DatasetId',
-           'identify', 'is_published_data', 'paper_rows', 'paper_file', 'fetch_paper', 'check_paper_files']
+           'identify', 'is_published_data', 'perturbqa_dataset', 'paper_rows', 'paper_file', 'fetch_paper',
+           'check_paper_files']
 
 # %% ../nbs/01a_datasets.ipynb #b3ff3428
 TABLE_FILE = 'data/paper_datasets.tsv'
@@ -185,6 +186,20 @@ def _published_map(p:str, mtime:int)->dict:
     "Paper data set name -> the published data set names it stands for (one read per version of the table)"
     t = paper_datasets(p)
     return {n: frozenset(s.split('|')) for n, s in zip(t.name, t.published_as) if s and n in set(t.name[t.role.eq('paper data')])}
+
+# %% ../nbs/01a_datasets.ipynb #22efede8
+@functools.lru_cache(maxsize=64)
+def _identify_file(path:str, mtime:int)->DatasetId: return identify(path)
+
+def perturbqa_dataset(cell_line:str, # a PerturbQA line with label files, e.g. 'k562'
+                      task:str='de', # 'de' or 'dir'
+                      folder=None, # the folder of the label files; default: the data directory's perturbqa/
+                     )->str:
+    "How results rows name the PerturbQA labels of `cell_line`: the benchmark's file when its content is (`identify`), else the file's name"
+    p = Path(folder or data_dir()/'perturbqa')/f'{cell_line}-{task}.csv'
+    if not p.is_file(): raise FileNotFoundError(f"{p}: no PerturbQA label file for cell line {cell_line!r} and task {task!r}")
+    return _identify_file(str(p.resolve()), p.stat().st_mtime_ns).label
+
 
 # %% ../nbs/01a_datasets.ipynb #4d6e666f
 PAPER_ALIASES = {'kernel': 'LLM Kernel', 'llmkernel': 'LLM Kernel', 'langpert': 'LangPert', 'lgr': 'LGR', 'llmguidedretrieval': 'LGR',
