@@ -21,7 +21,7 @@ __all__ = ['SALT_WORDS', 'SYNONYMS', 'FP_SIMILARITY', 'CONTROL_NAMES', 'REGIMES'
            'write_neighbors', 'read_neighbors', 'load_dataset', 'lgr_tasks', 'plot_regimes']
 
 # %% ../nbs/21_lgr.ipynb #8d66b81a
-import functools, json, re
+import functools, hashlib, json, re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +36,7 @@ from .data import (annotate_l1000_compounds, kfold_perturbations, l1000_de, l100
                               load_moabox, load_repurposing, load_signatures, read_tahoe_pseudobulk, tahoe_cell_lines,
                               top_k_down, top_k_up)
 from .llm import DEFAULT_MODEL, selection_schema
-from .neighbours import topk_precision, snap
+from .neighbours import smallest_k_mask, topk_precision, snap
 from .select import run_requests
 from .simulate import simulate_drug_responses
 
@@ -849,9 +849,14 @@ def topn_precision(P:np.ndarray, # queries × genes predicted scores
                    true_up:np.ndarray, true_down:np.ndarray, # queries × n true gene indices
                   ) -> dict[str, np.ndarray]:
     "Per query: overlap of the predicted top/bottom-n genes with the true signed top-n sets, / n (`neighbours.topk_precision`)."
-    n = true_up.shape[1]
-    up = topk_precision(P, true_up, n)  # snapped scores, ties by the lower gene index: the same sets on every CPU
-    down = topk_precision(P, true_down, n, largest=False)
+    n, P = true_up.shape[1], np.ascontiguousarray(P)
+    if not np.issubdtype(P.dtype, np.floating): up, down = topk_precision(P, true_up, n), topk_precision(P, true_down, n, largest=False)
+    else:  # as topk_precision (snapped scores, ties by the lower gene index: the same sets on every CPU), each distinct row once
+        ids = {}  # identical predictions (a line's cell mean, the global training mean) are ranked once
+        inv = np.array([ids.setdefault(hashlib.blake2b(p).digest(), len(ids)) for p in P], int)
+        S = snap(P[np.unique(inv, return_index=True)[1]])
+        hits = lambda mask, T: np.take_along_axis(mask[inv], T, 1).sum(1) / n
+        up, down = hits(smallest_k_mask(-S, n), true_up), hits(smallest_k_mask(S, n), true_down)
     return {f"precision_at_{n}": (up + down) / 2, f"precision_up_at_{n}": up, f"precision_down_at_{n}": down}
 
 def continuous_scores(P:np.ndarray, T:np.ndarray) -> dict[str, np.ndarray]:
