@@ -21,7 +21,7 @@ __all__ = ['SALT_WORDS', 'SYNONYMS', 'FP_SIMILARITY', 'CONTROL_NAMES', 'REGIMES'
            'write_neighbors', 'read_neighbors', 'load_dataset', 'lgr_tasks', 'plot_regimes']
 
 # %% ../nbs/21_lgr.ipynb #8d66b81a
-import functools, json, re
+import functools, hashlib, json, re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,13 +29,14 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 import anndata as ad
+from threadpoolctl import threadpool_limits
 
 from . import metrics as M
 from .data import (annotate_l1000_compounds, kfold_perturbations, l1000_de, l1000_replicates, load_l1000,
                               load_moabox, load_repurposing, load_signatures, read_tahoe_pseudobulk, tahoe_cell_lines,
                               top_k_down, top_k_up)
 from .llm import DEFAULT_MODEL, selection_schema
-from .neighbours import topk_precision, snap
+from .neighbours import smallest_k_mask, topk_precision, snap
 from .select import run_requests
 from .simulate import simulate_drug_responses
 
@@ -377,23 +378,35 @@ def regime_folds(adata:ad.AnnData, # profiles with obs cell_line, molecule_id
                  REGIME_POOL[regime], f"{n}-fold CV by molecule") for i, (_, test) in enumerate(folds)]
 
 # %% ../nbs/21_lgr.ipynb #3ad05dba
-def pool_rows(adata:ad.AnnData, fold:Fold, row:int,
+def _obs_codes(adata:ad.AnnData, col:str) -> np.ndarray:
+    "Integer code of each profile's obs[col] value (equal values, equal codes)."
+    return pd.factorize(adata.obs[col], use_na_sentinel=False)[0]
+
+def _pool_mask(adata:ad.AnnData, fold:Fold, rows, # query rows
               pool_from:str|None=None, # override the fold's source (the `@train_lines` variants); None: `fold.pool_from`
              ) -> np.ndarray:
-    "Rows whose responses the query's pool aggregates: other molecules (controls are never profiles), by `fold.pool_from`."
-    obs, src = adata.obs, pool_from or fold.pool_from
-    line, mol = obs.cell_line.to_numpy(), obs.molecule_id.to_numpy()
-    m = mol != mol[row]
-    if src == "train_other_lines": m &= fold.train & np.isin(mol, mol[line == line[row]])
-    elif src == "line_train_drugs": m &= (line == line[row]) & np.isin(mol, mol[fold.train])
-    elif src in ("train", "line"): m &= (line == line[row]) & (fold.train if src == "train" else True)
-    else: raise ValueError(f"unknown pool_from {src!r}; use one of {list(POOL_FROM)}")
-    return np.flatnonzero(m)
+    "Boolean rows × profiles matrix: row i marks the profiles the pool of query `rows[i]` aggregates (all queries at once)."
+    src = pool_from or fold.pool_from
+    if src not in POOL_FROM: raise ValueError(f"unknown pool_from {src!r}; use one of {list(POOL_FROM)}")
+    line, mol, rows = _obs_codes(adata, "cell_line"), _obs_codes(adata, "molecule_id"), np.asarray(rows, int)
+    m = mol[rows, None] != mol[None, :]  # other molecules (controls are never profiles)
+    if src == "train_other_lines":  # training rows of the molecules the query's line holds
+        held = np.zeros((line.max() + 1, mol.max() + 1), bool); held[line, mol] = True
+        return m & fold.train & held[line[rows]][:, mol]
+    m &= line[rows, None] == line[None, :]  # rows of the query's line
+    if src == "line_train_drugs": m &= np.isin(mol, mol[fold.train])
+    elif src == "train": m &= fold.train
+    return m
+
+def pool_rows(adata:ad.AnnData, fold:Fold, row:int, pool_from:str|None=None) -> np.ndarray:
+    "Rows whose responses the query's pool aggregates: other molecules, from the source `fold.pool_from` (or `pool_from`) names."
+    return np.flatnonzero(_pool_mask(adata, fold, [row], pool_from)[0])
 
 def pool_sizes(adata:ad.AnnData, fold:Fold, rows, pool_from:str|None=None) -> np.ndarray:
     "Number of candidate names in the pool of each query row (0 for an empty pool)."
-    names = adata.obs.perturbation.to_numpy()
-    return np.array([len(set(names[pool_rows(adata, fold, int(r), pool_from)])) for r in rows], int)
+    names = _obs_codes(adata, "perturbation")
+    onehot = sp.csr_matrix((np.ones(len(names)), (np.arange(len(names)), names)), shape=(len(names), names.max() + 1))
+    return (sp.csr_matrix(_pool_mask(adata, fold, rows, pool_from)) @ onehot).getnnz(axis=1).astype(int)  # distinct names
 
 def candidate_pool(adata:ad.AnnData, fold:Fold, row:int, pool_from:str|None=None) -> list[str]:
     "Sorted drug names of the query's candidate pool; raises on an empty pool."
@@ -644,19 +657,27 @@ def _fallback_mean(obs, fold:Fold, q:int, key:str) -> tuple[np.ndarray, np.ndarr
     rows = np.flatnonzero(fold.train & (obs[key].to_numpy() == obs[key].iat[q]))
     return _mean_of(rows if len(rows) else np.flatnonzero(fold.train))
 
+def _fallback_means(obs, fold:Fold, queries, key:str) -> list:
+    "`_fallback_mean` of every query, computed once per distinct obs[key] value."
+    vals, means = obs[key].to_numpy(), {}
+    for q in queries:
+        if vals[q] not in means: means[vals[q]] = _fallback_mean(obs, fold, q, key)
+    return [means[vals[q]] for q in queries]
+
 def _chem_knn(adata:ad.AnnData, fold:Fold, queries, k:int, similarity:str="cosine") -> tuple[list, list]:
     "Weights and statuses of chemistry kNN: mean of the drug means of the k most similar training molecules."
     F, has = _row_fingerprints(adata)
     mols = adata.obs["molecule_id"].to_numpy()
     tr = np.flatnonzero(fold.train & has)
-    cand, first = np.unique(mols[tr], return_index=True)
+    cand, first, inv = np.unique(mols[tr], return_index=True, return_inverse=True)
+    groups = np.split(tr[np.argsort(inv, kind="stable")], np.cumsum(np.bincount(inv))[:-1])  # each candidate's rows, in order
     S = FP_SIMILARITY[similarity](F[queries], F[tr[first]])
     out, status = [], []
     for i, q in enumerate(queries):
         if not has[q]: out.append(_mean_of([])); status.append("no_smiles"); continue
         s = np.where(cand == mols[q], -1.0, S[i])
         nn = np.argsort(-snap(s), kind="stable")[:min(k, int((s >= 0).sum()))]
-        out.append(group_weights([tr[mols[tr] == cand[j]] for j in nn], rank_weights(len(nn))))
+        out.append(group_weights([groups[j] for j in nn], rank_weights(len(nn))))
         status.append("ok")
     return out, status
 
@@ -667,7 +688,7 @@ def _fit_pca(adata, tr, n_comp):
     from sklearn.decomposition import PCA
     key = (id(adata.X), n_comp, tr.tobytes())  # the memo holds X, so its id cannot pass to another matrix meanwhile
     if _PCA_LAST.get("key") != key:
-        Y = adata.X[tr]
+        Y = adata.X[tr].astype(np.float64)  # float64: float32 sums moved results by 1e-6 with the BLAS thread count
         pca = PCA(n_comp, svd_solver="arpack" if sp.issparse(Y) else "full", random_state=0).fit(Y)
         _PCA_LAST.update(key=key, X=adata.X, fit=(pca, pca.transform(Y)))
     return _PCA_LAST["fit"]
@@ -676,6 +697,9 @@ def pca_ridge_predict(adata:ad.AnnData, fold:Fold, queries, n_pcs:int=50, alpha:
                       cell_line_term:bool=False, # add a one-hot of the training cell lines to the features (the project's addition)
                      ) -> tuple[np.ndarray, list]:
     "PCA of training profiles, ridge from the Morgan fingerprint (the paper; + one-hot line if asked) to PCA scores, inverse transform."
+    with threadpool_limits(1, user_api="blas"): return _pca_ridge(adata, fold, queries, n_pcs, alpha, cell_line_term)
+
+def _pca_ridge(adata, fold, queries, n_pcs, alpha, cell_line_term):
     from sklearn.linear_model import Ridge
     F, has = _row_fingerprints(adata)
     tr = np.flatnonzero(fold.train & has)
@@ -683,8 +707,8 @@ def pca_ridge_predict(adata:ad.AnnData, fold:Fold, queries, n_pcs:int=50, alpha:
         raise ValueError(f"pca_ridge needs at least 3 training profiles with a SMILES, the fold has {len(tr)}; "
                          "add SMILES to obs['smiles'] or drop 'pca_ridge' from the methods")
     lines = np.array(sorted(set(adata.obs.cell_line.to_numpy()[tr])))
-    onehot = (adata.obs.cell_line.to_numpy()[:, None] == lines[None, :]).astype(np.float32)
-    feats = np.hstack([F.astype(np.float32), onehot]) if cell_line_term else F.astype(np.float32)
+    onehot = adata.obs.cell_line.to_numpy()[:, None] == lines[None, :]
+    feats = np.hstack([F, onehot]).astype(np.float64) if cell_line_term else F.astype(np.float64)
     n_comp = max(1, min(n_pcs, len(tr) - 1, adata.n_vars - 1))
     pca, Z = _fit_pca(adata, tr, n_comp)
     reg = Ridge(alpha=alpha).fit(feats[tr], Z)
@@ -710,20 +734,21 @@ def method_pool(method:str, fold:Fold) -> str:
     "Where a pool method's neighbour responses come from on a fold: the `@train_lines` variants' training-line means for an unseen line."
     return "train_other_lines" if method in TRAIN_LINES_METHODS and fold.pool_from == "line_train_drugs" else fold.pool_from
 
-def _lgr_weights(adata, fold, q, names, scheme, pool_from=None):
-    pr = pool_rows(adata, fold, q, pool_from)
-    pn = adata.obs.perturbation.to_numpy()[pr]
+def _lgr_weights(pr, pn, names, scheme):
+    "Weights of the named neighbours (`rank_weights`), each split over its rows among the pool rows `pr` (named `pn`)."
     return group_weights([pr[pn == n] for n in names], rank_weights(len(names), scheme))
 
 def _pool_weights(adata, fold, queries, method, k, selections, hybrid_threshold, seed):
     "Weights, statuses and per-query info of the pool-based methods (the random controls and the LGR variants)."
     rng, src = np.random.default_rng(seed), method_pool(method, fold)
     out, status, info = [], [], []
-    for q in queries:
+    pert = adata.obs.perturbation.to_numpy()
+    for q, mask in zip(queries, _pool_mask(adata, fold, queries, src)):
+        pr = np.flatnonzero(mask); pn = pert[pr]
         if method in RANDOM_METHODS:
-            pool = candidate_pool(adata, fold, q, src)
+            pool = sorted(set(pn)) or candidate_pool(adata, fold, q, src)  # candidate_pool raises on an empty pool
             names = list(rng.choice(pool, min(k, len(pool)), replace=False))
-            out.append(_lgr_weights(adata, fold, q, names, "uniform", src)); status.append("ok"); info.append((len(names), False)); continue
+            out.append(_lgr_weights(pr, pn, names, "uniform")); status.append("ok"); info.append((len(names), False)); continue
         rec = (selections or {}).get(int(q))
         if rec is None or not rec.get("sent", True):
             out.append(_mean_of([])); status.append("no_answer"); info.append((np.nan, False)); continue
@@ -737,7 +762,7 @@ def _pool_weights(adata, fold, queries, method, k, selections, hybrid_threshold,
             else: out.append(_mean_of([])); status.append("no_neighbours")
             info.append((0, False)); continue
         scheme = "rank_weighted" if method == "lgr@rank_weighted" else "uniform"
-        out.append(_lgr_weights(adata, fold, q, names, scheme, src)); status.append(st); info.append((len(rec["neighbors"]), st == "fallback"))
+        out.append(_lgr_weights(pr, pn, names, scheme)); status.append(st); info.append((len(rec["neighbors"]), st == "fallback"))
     return out, status, info
 
 # %% ../nbs/21_lgr.ipynb #5628550a
@@ -756,7 +781,7 @@ def predict_fold(adata:ad.AnnData, # profiles (annotated)
     else:
         if method in ("cell_mean", "drug_mean"):
             key = "cell_line" if method == "cell_mean" else "molecule_id"
-            W, status = [_fallback_mean(adata.obs, fold, q, key) for q in queries], ["ok"] * len(queries)
+            W, status = _fallback_means(adata.obs, fold, queries, key), ["ok"] * len(queries)
         elif method in ("chem_knn", "chem_knn@tanimoto"):
             W, status = _chem_knn(adata, fold, queries, k, "tanimoto" if method.endswith("@tanimoto") else "cosine")
         elif method in POOL_METHODS:
@@ -824,14 +849,29 @@ def topn_precision(P:np.ndarray, # queries × genes predicted scores
                    true_up:np.ndarray, true_down:np.ndarray, # queries × n true gene indices
                   ) -> dict[str, np.ndarray]:
     "Per query: overlap of the predicted top/bottom-n genes with the true signed top-n sets, / n (`neighbours.topk_precision`)."
-    n = true_up.shape[1]
-    up = topk_precision(P, true_up, n)  # snapped scores, ties by the lower gene index: the same sets on every CPU
-    down = topk_precision(P, true_down, n, largest=False)
+    n, P = true_up.shape[1], np.ascontiguousarray(P)
+    if not np.issubdtype(P.dtype, np.floating): up, down = topk_precision(P, true_up, n), topk_precision(P, true_down, n, largest=False)
+    else:  # as topk_precision (snapped scores, ties by the lower gene index: the same sets on every CPU), each distinct row once
+        ids = {}  # identical predictions (a line's cell mean, the global training mean) are ranked once
+        inv = np.array([ids.setdefault(hashlib.blake2b(p).digest(), len(ids)) for p in P], int)
+        S = snap(P[np.unique(inv, return_index=True)[1]])
+        hits = lambda mask, T: np.take_along_axis(mask[inv], T, 1).sum(1) / n
+        up, down = hits(smallest_k_mask(-S, n), true_up), hits(smallest_k_mask(S, n), true_down)
     return {f"precision_at_{n}": (up + down) / 2, f"precision_up_at_{n}": up, f"precision_down_at_{n}": down}
 
 def continuous_scores(P:np.ndarray, T:np.ndarray) -> dict[str, np.ndarray]:
-    "Per query (row): the CONTINUOUS_METRICS of prediction P[i] against truth T[i]."
-    return {name: np.array([fn(p, t) for p, t in zip(P, T)]) for name, fn in CONTINUOUS_METRICS.items()}
+    "Per query (row): the CONTINUOUS_METRICS of prediction P[i] against truth T[i], every row at once (the same formulas)."
+    P, T = np.asarray(P, np.float64), np.asarray(T, np.float64)
+    if P.shape != T.shape or P.ndim != 2 or not (np.isfinite(P).all() and np.isfinite(T).all()):
+        raise ValueError(f"continuous_scores needs two finite queries × genes matrices of one shape; got {P.shape} and {T.shape}")
+    dot = lambda A, B: np.einsum("ij,ij->i", A, B)  # row-wise inner products
+    r = np.clip(dot(M._zrows(P), M._zrows(T)), -1.0, 1.0)  # Pearson r (0 for a constant row), as metrics.pearson_delta
+    den = np.sqrt(dot(P, P)) * np.sqrt(dot(T, T))
+    sse, sst = ((T - P) ** 2).sum(1), ((T - T.mean(1, keepdims=True)) ** 2).sum(1)
+    r2 = np.where(sst != 0, 1 - sse / np.where(sst != 0, sst, 1), np.where(sse == 0, 1.0, 0.0))  # sklearn's r2_score, force_finite
+    return {"pearson_delta": r, "cosine": np.where(den > 0, np.clip(dot(P, T) / np.where(den > 0, den, 1), -1.0, 1.0), 0.0),
+            "mae": np.abs(P - T).mean(1), "mse": ((P - T) ** 2).mean(1), "sign_accuracy": (np.sign(P) == np.sign(T)).mean(1),
+            "r2_linreg": r ** 2, "r2": r2}
 
 # %% ../nbs/21_lgr.ipynb #f6bb5190
 def score_predictions(adata:ad.AnnData, P:np.ndarray, info:pd.DataFrame, genes=None) -> pd.DataFrame:
