@@ -8,7 +8,7 @@ __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 
            'LLMConfigError', 'user_cache_dir', 'install_command', 'assemble_parts', 'embedded_model_path', 'model_file',
            'probe_embedded', 'models_table', 'install_model', 'load_embedded', 'LocalProvider', 'register_provider',
            'check_model', 'reasoning_params', 'reasoning_applicable', 'json_values', 'parse_json', 'json_schema',
-           'parse_structured', 'committed_cache_dir', 'cache_dir', 'default_cache_path', 'committed_cache', 'redact',
+           'parse_structured', 'committed_cache_dir', 'cache_dir', 'default_cache_path', 'committed_cache',
            'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'usage_line', 'EmptyAnswer',
            'output_mode', 'default_concurrency', 'LLMUnreachable', 'unreachable_message', 'complete_many', 'complete',
            'FakeProvider', 'schema_example', 'FakeServer', 'closed_port', 'broken_answer', 'BrokenProvider',
@@ -402,13 +402,7 @@ def committed_cache(path:str|Path|None) -> Path|None:
 
 
 # %% ../nbs/00_llm.ipynb #5f0de62b
-_SECRET_NAME = re.compile(r"(API_KEY|_KEY|TOKEN|SECRET|PASSWORD)", re.I)
-
-def redact(text:str) -> str:
-    "`text` with the value of every secret-looking environment variable replaced by '***'."
-    for k, v in os.environ.items():
-        if _SECRET_NAME.search(k) and v and len(v) >= 6 and v in text: text = text.replace(v, "***")
-    return text
+from .paths import redact  # each secret-looking variable's value shown as *** (see 00a_paths)
 
 def request_key(model:str, messages:list, params:dict, schema=None) -> str:
     "Cache key: sha256 of model, messages, sampling parameters and schema (never keys)."

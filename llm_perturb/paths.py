@@ -4,11 +4,11 @@
 
 # %% ../nbs/00a_paths.ipynb #4c1b8fdf
 from __future__ import annotations
-import configparser, functools
+import configparser, functools, os, re
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['repo_root', 'installed_copy', 'checkout_file', 'in_installed_copy']
+__all__ = ['repo_root', 'installed_copy', 'checkout_file', 'in_installed_copy', 'redact']
 
 # %% ../nbs/00a_paths.ipynb #d6730b93
 def _is_checkout(d:Path)->bool:
@@ -50,3 +50,13 @@ def checkout_file(rel:str, # path inside the checkout, e.g. 'data/paper_numbers.
 def in_installed_copy(path) -> bool:
     "Whether `path` lies inside the installed copy of the checkout files (which runs must never write to)."
     return Path(path).resolve().is_relative_to(installed_copy())
+
+# %% ../nbs/00a_paths.ipynb #871e32b7
+_SECRET_NAME = re.compile(r"(API_KEY|_KEY|TOKEN|SECRET|PASSWORD)", re.I)
+
+def redact(text:str) -> str:
+    "`text` with the value of every secret-looking environment variable replaced by '***'."
+    for k, v in os.environ.items():
+        if _SECRET_NAME.search(k) and v and len(v) >= 6 and v in text: text = text.replace(v, "***")
+    return text
+

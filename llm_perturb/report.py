@@ -622,7 +622,7 @@ def figure_html(p:Path) -> str:
 
 def table_html(df:pd.DataFrame, table_id:str|None=None) -> str:
     "A DataFrame as a plain HTML table (numbers to 4 significant digits; secrets redacted)."
-    from llm_perturb.llm import redact
+    from llm_perturb.paths import redact
     if df.empty: return "<p><i>(none)</i></p>"
     return redact(df.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}", border=0, table_id=table_id, escape=True))
 
@@ -639,7 +639,7 @@ def _cell(v) -> str:
 def claims_html(cl:pd.DataFrame, # rows of `claims`
                 table_id:str|None=None) -> str:
     "Claims as a five-column HTML table that wraps: claim (source), published (model), ours, verdict, why; rows classed by verdict."
-    from llm_perturb.llm import redact
+    from llm_perturb.paths import redact
     if cl.empty: return "<p><i>(none)</i></p>"
     head = "".join(f"<th>{h}</th>" for h in ("claim", "published", "ours [95% CI]", "verdict", "why"))
     body = "".join(f'<tr class="{slug(r["verdict"])}"><td>{_cell(r["claim"])}<br><small>{_cell(r["source"])}</small></td>'
@@ -810,7 +810,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere}"""
 def to_html(nb, title:str="llm_perturb report") -> str:
     "An executed notebook as one self-contained HTML page: outputs only, no input cells, no scripts."
     from nbconvert import HTMLExporter
-    from llm_perturb.llm import redact
+    from llm_perturb.paths import redact
     ex = HTMLExporter(template_name="basic", exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
                       anchor_link_text="")
     body, _ = ex.from_notebook_node(nb)
