@@ -828,7 +828,7 @@ def write_report(run_dirs, # run folders (a reproduce, section runs, a sweep), o
     out_nb = out_html.with_suffix(".ipynb")
     params = dict(run_dir=[str(Path(d).resolve()) for d in dirs], out=str(out_html))
     try: nb = pm.execute_notebook(report_template(), str(out_nb), parameters=params, kernel_name="python3",
-                                  progress_bar=False, cwd=str(out_html.parent),
+                                  progress_bar=False, cwd=str(out_html.parent), request_save_on_cell_execute=False,
                                   extra_arguments=["--IPKernelApp.log_level=CRITICAL"])  # no kernel log lines (see runner._KERNEL_ARGS)
     except pm.PapermillExecutionError as e:
         raise ReportError(f"the report notebook failed ({e.ename}: {e.evalue}); the executed notebook is {out_nb}") from None

@@ -164,7 +164,8 @@ def execute(nb, # path of the notebook to run
     t0 = time.perf_counter()
     try:
         pm.execute_notebook(node, str(out / nb.name), parameters=params, cwd=str(cwd),
-                            progress_bar=progress, kernel_name="python3", extra_arguments=_KERNEL_ARGS)
+                            progress_bar=progress, kernel_name="python3", extra_arguments=_KERNEL_ARGS,
+                            request_save_on_cell_execute=False)  # saved every 30 s and at the end, not after each of ~100 cells
         rec.update(status="ok", error=None)
         res = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
         if (err := (res.get("llm") or {}).get("error")):  # every LLM call failed: never "ok"
