@@ -14,8 +14,8 @@ from .data import data_dir, file_sha256, gears_perturbation, read_limma, fetch
 
 # %% auto #0
 __all__ = ['TABLE_FILE', 'TABLE_COLUMNS', 'COUNTS', 'KINDS', 'PAPER_ALIASES', 'paper_datasets', 'measure', 'DatasetId',
-           'identify', 'is_published_data', 'perturbqa_dataset', 'paper_rows', 'paper_file', 'fetch_paper',
-           'check_paper_files']
+           'identify', 'is_published_data', 'identify_file', 'perturbqa_dataset', 'paper_rows', 'paper_file',
+           'fetch_paper', 'check_paper_files']
 
 # %% ../nbs/01a_datasets.ipynb #b3ff3428
 TABLE_FILE = 'data/paper_datasets.tsv'
@@ -189,7 +189,12 @@ def _published_map(p:str, mtime:int)->dict:
 
 # %% ../nbs/01a_datasets.ipynb #22efede8
 @functools.lru_cache(maxsize=64)
-def _identify_file(path:str, mtime:int)->DatasetId: return identify(path)
+def _identify_file(path:str, mtime:int, kind:str)->DatasetId: return identify(path, kind)
+
+def identify_file(path, kind:str='auto')->DatasetId:
+    "`identify` of a file, computed once per file version (path and modification time): a run hashes each file once"
+    p = Path(path)
+    return _identify_file(str(p.resolve()), p.stat().st_mtime_ns, kind)
 
 def perturbqa_dataset(cell_line:str, # a PerturbQA line with label files, e.g. 'k562'
                       task:str='de', # 'de' or 'dir'
@@ -198,7 +203,7 @@ def perturbqa_dataset(cell_line:str, # a PerturbQA line with label files, e.g. '
     "How results rows name the PerturbQA labels of `cell_line`: the benchmark's file when its content is (`identify`), else the file's name"
     p = Path(folder or data_dir()/'perturbqa')/f'{cell_line}-{task}.csv'
     if not p.is_file(): raise FileNotFoundError(f"{p}: no PerturbQA label file for cell line {cell_line!r} and task {task!r}")
-    return _identify_file(str(p.resolve()), p.stat().st_mtime_ns).label
+    return identify_file(p).label
 
 
 # %% ../nbs/01a_datasets.ipynb #4d6e666f

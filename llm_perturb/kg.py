@@ -14,7 +14,7 @@ import pandas as pd
 import scipy.sparse as sp
 import anndata as ad
 
-from .datasets import identify
+from .datasets import identify, identify_file
 from .neighbours import (snap, neighbour_predict, label_matrix, perturbqa_predict, perturbqa_cv, best_params,
                                     membership_matrix, topk_precision, group_means, rowwise_pearson, _topk_rows,
                                     _perturbqa_loop)
@@ -615,15 +615,10 @@ def tiny_policy(folder, # where to write the model (a Hugging Face folder: confi
     return folder
 
 # %% ../nbs/22_kg_neighbours.ipynb #6e484548
-@functools.lru_cache(maxsize=64)
-def _identify(path:str, mtime:int):
-    "`datasets.identify` of a GEARS file, once per file version."
-    return identify(path, kind='gears')
-
 def dataset_name(path) -> str:
     "How results rows name a data file: the paper's data set when its content matches (`datasets.identify`), else its file name (with its folder when the name is GEARS' generic one)."
     p = Path(path)
-    if p.is_file() and (hit := _identify(str(p.resolve()), p.stat().st_mtime_ns)).is_paper_data: return hit.label
+    if p.is_file() and (hit := identify_file(p, kind='gears')).is_paper_data: return hit.label
     return f"{p.parent.name}/{p.name}" if p.name == 'perturb_processed.h5ad' and p.parent.name else p.name
 
 def pseudobulk_files(spec) -> list:
