@@ -97,7 +97,6 @@ def cmd_run(a) -> int:
     print(f"{name}: {rec['status']} in {rec['wall_s']:.1f} s" + (f": {rec['error']}" if rec["error"] else "")
           + f"\n  folder: {out}\n  report: llm-perturb report {out}")
     if (res := _results(out)) and res.get("llm") and res.get("model"):  # calls, failures, answers cut at max_tokens
-        from llm_perturb.llm import usage_line
         print(f"  {usage_line(res['llm'])}")
     if a.dry_run: _plan([out])
     return 0 if rec["status"] == "ok" else 1

@@ -9,10 +9,10 @@ __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 
            'probe_embedded', 'models_table', 'install_model', 'load_embedded', 'LocalProvider', 'register_provider',
            'check_model', 'reasoning_params', 'reasoning_applicable', 'json_values', 'parse_json', 'json_schema',
            'parse_structured', 'committed_cache_dir', 'cache_dir', 'default_cache_path', 'committed_cache',
-           'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'usage_line', 'EmptyAnswer',
-           'output_mode', 'default_concurrency', 'LLMUnreachable', 'unreachable_message', 'complete_many', 'complete',
-           'FakeProvider', 'schema_example', 'FakeServer', 'closed_port', 'broken_answer', 'BrokenProvider',
-           'router_config', 'router_provider', 'use_router', 'commit_caches', 'selection_schema']
+           'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'EmptyAnswer', 'output_mode',
+           'default_concurrency', 'LLMUnreachable', 'unreachable_message', 'complete_many', 'complete', 'FakeProvider',
+           'schema_example', 'FakeServer', 'closed_port', 'broken_answer', 'BrokenProvider', 'router_config',
+           'router_provider', 'use_router', 'commit_caches', 'selection_schema', 'usage_line']
 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
@@ -542,17 +542,10 @@ class Budget:
         return out
 
 # %% ../nbs/00_llm.ipynb #82250e6f
-def usage_line(usage:dict|None, # the `llm` block of results.json (`Budget.usage()`)
-              ) -> str:
-    "One line for a run summary: calls, cache hits, failures, and the answers cut at max_tokens."
-    u = usage or {}
-    line = (f"LLM: {u.get('calls', 0)} calls, {u.get('cached', 0)} cached, {u.get('failed', 0)} failed calls, "
-            f"{u.get('invalid', 0)} answers off the schema, {u.get('not_sent', 0)} not sent")
-    if u.get("truncated"):
-        line += (f"; {u['truncated']} answer(s) cut at max_tokens (finish_reason 'length'): "
-                 "raise max_tokens (-p max_tokens N) to give the model room to finish")
-    if u.get("error"): line = f"{u['error']}; {line}"  # every call failed: said first
-    return line
+from .runner import usage_line  # noqa: F401 (defined with the run records: the command line prints it
+# after a run without importing this module, whose litellm takes seconds to load)
+_all_ = ['usage_line']  # still part of this module's names
+
 
 # %% ../nbs/00_llm.ipynb #8db330f3
 _TRANSIENT = (litellm.exceptions.RateLimitError, litellm.exceptions.Timeout, litellm.exceptions.APIConnectionError,

@@ -18,8 +18,8 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['NBS_ENV', 'CLONE', 'REPRODUCE_BELOW', 'CLIError', 'find_nbs', 'sections', 'resolve_section', 'notebook_parameters',
            'check_params', 'skip_cells', 'seed_cache', 'execute', 'toy_notebooks', 'runs_root', 'new_run_dir',
-           'load_preset', 'load_grid', 'expand_grid', 'run_tasks', 'sweep_summary', 'sweep', 'default_sections',
-           'section_done', 'reproduce', 'installed_copy', 'checkout_file', 'in_installed_copy']
+           'load_preset', 'load_grid', 'expand_grid', 'run_tasks', 'sweep_summary', 'sweep', 'usage_line',
+           'default_sections', 'section_done', 'reproduce', 'installed_copy', 'checkout_file', 'in_installed_copy']
 
 # %% ../nbs/09_runner.ipynb #ccd2d7fd
 class CLIError(Exception):
@@ -348,6 +348,19 @@ def sweep(nb, # the notebook to run at every point of the grid
     summ.to_csv(out / "summary.csv", index=False)
     return summ
 
+
+# %% ../nbs/09_runner.ipynb #446141f4
+def usage_line(usage:dict|None, # the `llm` block of results.json (`Budget.usage()`)
+              ) -> str:
+    "One line for a run summary: calls, cache hits, failures, and the answers cut at max_tokens."
+    u = usage or {}
+    line = (f"LLM: {u.get('calls', 0)} calls, {u.get('cached', 0)} cached, {u.get('failed', 0)} failed calls, "
+            f"{u.get('invalid', 0)} answers off the schema, {u.get('not_sent', 0)} not sent")
+    if u.get("truncated"):
+        line += (f"; {u['truncated']} answer(s) cut at max_tokens (finish_reason 'length'): "
+                 "raise max_tokens (-p max_tokens N) to give the model room to finish")
+    if u.get("error"): line = f"{u['error']}; {line}"  # every call failed: said first
+    return line
 
 # %% ../nbs/09_runner.ipynb #2a0db135
 REPRODUCE_BELOW = 90  # notebooks numbered from here on (the command line itself) are not experiments
