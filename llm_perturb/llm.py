@@ -4,15 +4,15 @@
 
 # %% auto #0
 __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 'MAX_ANSWER_CHARS', 'MAX_JSON_DEPTH',
-           'MAX_JSON_STARTS', 'CACHE_DIR_ENV', 'MEMORY_ONLY', 'OUTPUT_MODES', 'NO_KEY', 'BROKEN_MODES',
-           'LLMConfigError', 'user_cache_dir', 'install_command', 'assemble_parts', 'embedded_model_path', 'model_file',
-           'probe_embedded', 'models_table', 'install_model', 'load_embedded', 'LocalProvider', 'register_provider',
-           'check_model', 'reasoning_params', 'reasoning_applicable', 'json_values', 'parse_json', 'json_schema',
-           'parse_structured', 'committed_cache_dir', 'cache_dir', 'default_cache_path', 'committed_cache',
-           'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'EmptyAnswer', 'output_mode',
-           'default_concurrency', 'LLMUnreachable', 'unreachable_message', 'complete_many', 'complete', 'FakeProvider',
-           'schema_example', 'FakeServer', 'closed_port', 'broken_answer', 'BrokenProvider', 'router_config',
-           'router_provider', 'use_router', 'commit_caches', 'selection_schema', 'usage_line']
+           'MAX_JSON_STARTS', 'CACHE_DIR_ENV', 'MEMORY_ONLY', 'OUTPUT_MODES', 'NO_KEY', 'BROKEN_MODES', 'Provider',
+           'load_litellm', 'register_provider', 'LLMConfigError', 'user_cache_dir', 'install_command', 'assemble_parts',
+           'embedded_model_path', 'model_file', 'probe_embedded', 'models_table', 'install_model', 'load_embedded',
+           'LocalProvider', 'check_model', 'reasoning_params', 'reasoning_applicable', 'json_values', 'parse_json',
+           'json_schema', 'parse_structured', 'committed_cache_dir', 'cache_dir', 'default_cache_path',
+           'committed_cache', 'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'EmptyAnswer',
+           'output_mode', 'default_concurrency', 'LLMUnreachable', 'unreachable_message', 'complete_many', 'complete',
+           'FakeProvider', 'schema_example', 'FakeServer', 'closed_port', 'broken_answer', 'BrokenProvider',
+           'router_config', 'router_provider', 'use_router', 'commit_caches', 'selection_schema', 'usage_line']
 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
@@ -22,12 +22,75 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any, Callable
 
-import litellm
-from litellm import CustomLLM
 from pydantic import BaseModel, ValidationError
 from tqdm.auto import tqdm
 
-litellm.suppress_debug_info = True  # no 'Give Feedback' banner printed with every provider error
+# %% ../nbs/00_llm.ipynb #e1a2c002
+import llm_perturb as _pkg
+# One registry per process, kept on the package: a notebook that runs these cells shares it with the imported module.
+_STATE = _pkg.__dict__.setdefault("_llm_state", {"providers": {}, "litellm": None, "lock": threading.RLock()})
+_PROVIDERS = _STATE["providers"]  # provider name -> handler: every provider registered in this process (`register_provider`)
+
+class Provider:
+    "A custom provider (litellm's `CustomLLM` methods) that needs no litellm to be defined: `completion` fills `model_response`."
+    def completion(self, model, messages, api_base, custom_prompt_dict, model_response, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define completion(model, messages, ..., model_response, ...)")
+    async def acompletion(self, *args, **kwargs):
+        return await asyncio.to_thread(self.completion, *args, **kwargs)
+
+_ADAPTER = None  # the CustomLLM subclass that forwards to a Provider, made when litellm is loaded
+
+def _adapter(handler):
+    "`handler` as litellm wants it: a litellm `CustomLLM` as it is, anything else (a `Provider`) wrapped in one."
+    global _ADAPTER
+    lt = _STATE["litellm"]
+    if isinstance(handler, lt.CustomLLM): return handler
+    if _ADAPTER is None:
+        class ProviderAdapter(lt.CustomLLM):
+            "A litellm `CustomLLM` that forwards every call to a `Provider`."
+            def __init__(self, handler): super().__init__(); self.handler = handler
+            def completion(self, *args, **kwargs): return self.handler.completion(*args, **kwargs)
+            async def acompletion(self, *args, **kwargs): return await self.handler.acompletion(*args, **kwargs)
+        _ADAPTER = ProviderAdapter
+    return _ADAPTER(handler)
+
+def _install(name:str, handler):
+    "Put provider `name` into the loaded litellm's provider map (replacing one of that name)."
+    lt = _STATE["litellm"]
+    lt.custom_provider_map = [p for p in lt.custom_provider_map if p["provider"] != name] + \
+                             [{"provider": name, "custom_handler": _adapter(handler)}]
+    lt.utils.custom_llm_setup()
+
+def load_litellm():
+    "The litellm module, imported on the first call (never for a cached answer), with every registered provider installed."
+    if (lt := _STATE["litellm"]) is not None: return lt
+    with _STATE["lock"]:
+        if _STATE["litellm"] is None:
+            import litellm
+            litellm.suppress_debug_info = True  # no 'Give Feedback' banner printed with every provider error
+            _STATE["litellm"] = litellm
+            for name, handler in list(_PROVIDERS.items()): _install(name, handler)
+    return _STATE["litellm"]
+
+def register_provider(name:str, # the model prefix: models are called as '<name>/<anything>'
+                      handler, # a `Provider` (litellm not needed), or a litellm `CustomLLM`
+                     ):
+    "Register (or replace) custom provider `name`, the only global state this library keeps."
+    with _STATE["lock"]:
+        _PROVIDERS[name] = handler
+        if _STATE["litellm"] is not None: _install(name, handler)
+        elif "litellm" in sys.modules: load_litellm()  # imported already (by the user, for a CustomLLM): install every provider now
+
+def _custom_providers() -> set:
+    "Names of the providers registered in this process (ours, and any put into a loaded litellm's map directly)."
+    lt = _STATE["litellm"]
+    return set(_PROVIDERS) | ({p["provider"] for p in lt.custom_provider_map} if lt is not None else set())
+
+def __getattr__(name):
+    "`llm_perturb.llm.litellm` (and `.CustomLLM`), loaded when first read."
+    if name == "litellm": return load_litellm()
+    if name == "CustomLLM": return load_litellm().CustomLLM
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # %% ../nbs/00_llm.ipynb #8c7362e0
 class LLMConfigError(ValueError):
@@ -205,7 +268,7 @@ def _schema_from_response_format(rf):
     if rf.get("type") == "json_schema": return rf["json_schema"].get("schema")
     return rf.get("schema")
 
-class LocalProvider(CustomLLM):
+class LocalProvider(Provider):
     "litellm custom provider `local/<name or path.gguf>`: a GGUF model run by llama.cpp in this process."
     def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
                    encoding, api_key, logging_obj, optional_params, *args, **kwargs):
@@ -222,20 +285,14 @@ class LocalProvider(CustomLLM):
         model_response.choices[0].message.content = msg["message"]["content"]
         model_response.choices[0].finish_reason = msg.get("finish_reason") or "stop"
         u = out["usage"]
-        model_response.usage = litellm.Usage(prompt_tokens=u["prompt_tokens"], completion_tokens=u["completion_tokens"],
-                                             total_tokens=u["total_tokens"])
+        model_response.usage = load_litellm().Usage(prompt_tokens=u["prompt_tokens"], completion_tokens=u["completion_tokens"],
+                                                    total_tokens=u["total_tokens"])
         model_response.model = f"local/{model}"
         model_response._hidden_params["local_seconds"] = time.perf_counter() - t0
         return model_response
 
     async def acompletion(self, *args, **kwargs):
         return await asyncio.to_thread(self.completion, *args, **kwargs)
-
-def register_provider(name:str, handler:CustomLLM):
-    "Register (or replace) litellm custom provider `name`, the only global state this library keeps."
-    litellm.custom_provider_map = [p for p in litellm.custom_provider_map if p["provider"] != name] + \
-                                  [{"provider": name, "custom_handler": handler}]
-    litellm.utils.custom_llm_setup()
 
 register_provider("local", LocalProvider())
 
@@ -256,8 +313,9 @@ def check_model(model:str, # litellm model string, e.g. 'gemini/gemini-2.5-flash
         return "local"
     if model.startswith("broken/") and model.split("/", 1)[1] not in BROKEN_MODES:
         raise LLMConfigError(f"unknown model {model!r}; the broken modes are {', '.join('broken/' + m for m in BROKEN_MODES)}")
-    if model.split("/", 1)[0] in {p["provider"] for p in litellm.custom_provider_map}:
+    if model.split("/", 1)[0] in _custom_providers():
         return model.split("/", 1)[0]
+    litellm = load_litellm()  # a hosted provider: litellm knows its models and keys
     try: provider = litellm.get_llm_provider(model)[1]
     except Exception:
         raise LLMConfigError(f"unknown model {model!r}: write it as provider/model, e.g. 'gemini/gemini-2.5-flash', "
@@ -548,9 +606,11 @@ _all_ = ['usage_line']  # still part of this module's names
 
 
 # %% ../nbs/00_llm.ipynb #8db330f3
-_TRANSIENT = (litellm.exceptions.RateLimitError, litellm.exceptions.Timeout, litellm.exceptions.APIConnectionError,
-              litellm.exceptions.InternalServerError, litellm.exceptions.ServiceUnavailableError,
-              litellm.exceptions.APIError, ConnectionError, TimeoutError)
+def _transient() -> tuple:
+    "The errors a request is retried on: litellm's rate limit, timeout, connection and 5xx errors, and the OS's."
+    x = load_litellm().exceptions
+    return (x.RateLimitError, x.Timeout, x.APIConnectionError, x.InternalServerError, x.ServiceUnavailableError,
+            x.APIError, ConnectionError, TimeoutError)
 OUTPUT_MODES = ("json_schema", "json_object", "prompt")
 _NO_CONNECTION = re.compile(r"Connection error\.|Connection refused|Name or service not known|Temporary failure in name "
                             r"resolution|nodename nor servname|getaddrinfo failed|Cannot connect to host", re.I)
@@ -558,7 +618,7 @@ _NO_CONNECTION = re.compile(r"Connection error\.|Connection refused|Name or serv
 def _unreachable(e:BaseException) -> bool:
     "Whether `e` says the server is not there or refuses us: connection refused, unknown host, HTTP 401/403/404."
     import socket, openai
-    seen = 0
+    litellm, seen = load_litellm(), 0
     while e is not None and seen < 10:  # litellm wraps a refused connection as an InternalServerError: look at the causes
         if getattr(e, "status_code", None) in (401, 403, 404): return True
         if isinstance(e, openai.APITimeoutError) or isinstance(e, TimeoutError): return False  # a slow server is there
@@ -581,7 +641,7 @@ def _messages(prompt, system:str|None) -> list[dict]:
 def output_mode(model:str) -> str:
     "The structured-output mode tried first: `json_schema` where litellm knows the model supports it, else `json_object`."
     if model.startswith(("local/", "fake/", "broken/")): return "json_schema"  # this library's providers take any mode
-    try: return "json_schema" if litellm.supports_response_schema(model=model) else "json_object"
+    try: return "json_schema" if load_litellm().supports_response_schema(model=model) else "json_object"
     except Exception: return "json_object"
 
 def _response_format(schema, mode:str="json_schema"):
@@ -601,8 +661,8 @@ def _with_schema_instruction(messages:list, schema) -> list:
 # %% ../nbs/00_llm.ipynb #e564a333
 def _rejected_format(e:Exception) -> bool:
     "Whether a server refused the request's `response_format` (malformed for it: switch mode, never retry)."
-    msg = str(e).lower()
-    return (not isinstance(e, (litellm.exceptions.RateLimitError, litellm.exceptions.Timeout))
+    msg, x = str(e).lower(), load_litellm().exceptions
+    return (not isinstance(e, (x.RateLimitError, x.Timeout))
             and ("response_format" in msg or "json_schema" in msg or "response format" in msg))
 
 def _retry_after(e:Exception) -> float:
@@ -645,7 +705,7 @@ class _Slots:
 async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (messages, params), built once a slot is free
                 retries, backoff, timeout, slots:_Slots|None=None, stopped=lambda: False):
     "One request with retries (the only retry loop: litellm's and the OpenAI client's are off); (text, usage, latency, finish_reason)."
-    slots = slots or _Slots(1)
+    slots, litellm = slots or _Slots(1), load_litellm()
     for attempt in range(retries + 1):
         if stopped(): raise _Stopped()
         try:
@@ -661,14 +721,20 @@ async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (message
             if text is None: raise EmptyAnswer("the provider answered with content null")
             u = resp.usage.model_dump() if getattr(resp, "usage", None) else {}
             usage = {k: u.get(k, 0) or 0 for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-            try: usage["cost"] = 0.0 if model.startswith(MEMORY_ONLY) else float(litellm.completion_cost(resp))
+            try: usage["cost"] = 0.0 if model.startswith(MEMORY_ONLY) else _cost(resp)
             except Exception: usage["cost"] = None
             finish = getattr(resp.choices[0], "finish_reason", None)
             return text, usage, time.perf_counter() - t0, (str(finish) if finish else None)
-        except _TRANSIENT as e:
+        except _transient() as e:
             if isinstance(e, litellm.exceptions.RateLimitError): await slots.rate_limited()
             if attempt == retries or _rejected_format(e) or stopped() or getattr(e, "status_code", None) in (401, 403, 404): raise
             await asyncio.sleep(max(_retry_after(e), backoff * 2 ** attempt * (1 + random.random())))
+
+def _cost(resp) -> float:
+    "USD of an answer: the figure litellm priced the call at (`_hidden_params`), else `completion_cost` (raises when unpriced)."
+    c = (getattr(resp, "_hidden_params", None) or {}).get("response_cost")
+    if isinstance(c, (int, float)) and not isinstance(c, bool): return float(c)  # the same number, without pricing it twice
+    return float(load_litellm().completion_cost(resp))
 
 def _run(coro):
     "Run a coroutine to completion, also from inside a running event loop (Jupyter)."
@@ -679,6 +745,7 @@ def _run(coro):
 # %% ../nbs/00_llm.ipynb #58d90abb
 def _estimate(model:str, messages:list, max_tokens:int) -> tuple[int, float|None]:
     "Prompt tokens (litellm's counter) and the most a request can cost in USD (None: litellm has no price)."
+    litellm = load_litellm()
     try: n = int(litellm.token_counter(model=model, messages=messages))
     except Exception: n = len(json.dumps(messages)) // 4
     if model.startswith(("local/", "fake/", "broken/")): return n, 0.0
@@ -699,24 +766,27 @@ NO_KEY = "no-key-given"  # the key sent to an api_base server when the environme
 
 def _key_in_env(model:str) -> bool:
     "Whether the environment holds the API key litellm reads for `model`."
-    try: return bool(litellm.validate_environment(model).get("keys_in_environment"))
+    try: return bool(load_litellm().validate_environment(model).get("keys_in_environment"))
     except Exception: return False
 
 def _request_parts(model, api_base, temperature, max_tokens, seed, reasoning_budget, kwargs:dict) -> tuple[dict, dict, dict]:
     "complete_many's arguments split into connection settings, test-only extras and the params that form the cache key."
     kwargs = dict(kwargs)
     conn = {k: kwargs.pop(k) for k in _CONN if k in kwargs} | ({"api_base": api_base} if api_base else {})
-    if not model.startswith("local/") and model.split("/", 1)[0] not in {p["provider"] for p in litellm.custom_provider_map}:
-        conn |= {"max_retries": 0, "num_retries": 0}  # retries happen in `_call` only
-        if api_base and "api_key" not in conn and not _key_in_env(model):
-            conn["api_key"] = NO_KEY  # a local server needs none; one that does answers 401, which names the variable
+    if not _custom(model): conn |= {"max_retries": 0, "num_retries": 0}  # retries happen in `_call` only
     extra = {"mock_response": kwargs.pop("mock_response")} if "mock_response" in kwargs else {}
     params = dict(temperature=temperature, max_tokens=max_tokens, seed=seed, **reasoning_params(model, reasoning_budget), **kwargs)
     return conn, extra, params
 
 def _custom(model:str) -> bool:
     "Whether `model` is served by a provider registered in this process (the embedded model, fake and broken ones, a router)."
-    return model.startswith("local/") or model.split("/", 1)[0] in {p["provider"] for p in litellm.custom_provider_map}
+    return model.startswith("local/") or model.split("/", 1)[0] in _custom_providers()
+
+def _with_key(model:str, api_base:str|None, conn:dict) -> dict:
+    "`conn` with the placeholder key `NO_KEY` for an `api_base` server when the environment holds none (asked only before a send)."
+    if api_base and "api_key" not in conn and not _custom(model) and not _key_in_env(model):
+        return conn | {"api_key": NO_KEY}  # a local server needs none; one that does answers 401, which names the variable
+    return conn
 
 def default_concurrency(model:str, # litellm model string
                         api_base:str|None=None, # the server URL, if any
@@ -812,7 +882,7 @@ class LLMUnreachable(LLMConfigError):
 
 def _provider_url(model:str) -> str:
     "The URL litellm sends `model`'s requests to when no api_base is given (as far as it can be known)."
-    try: _, provider, _, base = litellm.get_llm_provider(model)
+    try: _, provider, _, base = load_litellm().get_llm_provider(model)
     except Exception: provider, base = model.split("/", 1)[0], None
     if base: return base
     if provider == "openai": return os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or "https://api.openai.com/v1"
@@ -824,7 +894,7 @@ def unreachable_message(model:str, # litellm model string
                        ) -> str:
     "What went wrong reaching `model`, the URL tried, and the fix."
     url = api_base or _provider_url(model)
-    try: keys = [k for k in litellm.validate_environment(model).get("missing_keys", []) if re.search("KEY|TOKEN", k)]
+    try: keys = [k for k in load_litellm().validate_environment(model).get("missing_keys", []) if re.search("KEY|TOKEN", k)]
     except Exception: keys = []
     key = " or ".join(keys) or f"{model.split('/', 1)[0].upper()}_API_KEY"
     err = redact(f"{type(e).__name__}: {e}")[:300]
@@ -865,16 +935,19 @@ def complete_many(prompts:list, # strings or lists of chat messages
     api_base = api_base or budget.api_base  # the run's server reaches every call that does not name another
     concurrency = concurrency or budget.concurrency or default_concurrency(model, api_base)
     checked = "mock_response" not in kwargs  # a dry run needs no key; the weights are needed only for a request to send
-    if checked: check_model(model, need_key=not budget.dry_run and api_base is None, need_weights=False)
+    if not isinstance(model, str) or not model.strip(): check_model(model)  # names the fix
+    if output is not None and output not in OUTPUT_MODES: raise ValueError(f"output must be one of {OUTPUT_MODES} or None, got {output!r}")
     cache = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
     conn, extra, params = _request_parts(model, api_base, temperature, max_tokens, seed, reasoning_budget, kwargs)
-    mode = output or output_mode(model)
-    if mode not in OUTPUT_MODES: raise ValueError(f"output must be one of {OUTPUT_MODES} or None, got {output!r}")
     if schema is not None: params["response_format"] = _response_format(schema)  # the key: schema, not mode
     msgs = [_messages(p, system) for p in prompts]
     keys = [request_key(model, m, params, schema) for m in msgs]
     todo = sorted({k: i for i, k in reversed(list(enumerate(keys))) if k not in cache}.items(),
                   key=lambda ki: json.dumps(msgs[ki[1]]))  # shared prefixes back to back
+    # litellm is needed only for requests to send (a hosted model's check, its output mode, its key): cached answers never load it
+    if checked and (todo or _custom(model)): check_model(model, need_key=not budget.dry_run and api_base is None, need_weights=False)
+    mode = output or (output_mode(model) if todo else OUTPUT_MODES[0])
+    if todo and not budget.dry_run: conn = _with_key(model, api_base, conn)
     if budget.dry_run and todo:
         budget.plan.append(_plan_row(model, [msgs[i] for _, i in todo], len(prompts), len(set(keys)) - len(todo), max_tokens))
     bar = tqdm(total=len(todo), desc=f"LLM {model}", disable=not progress or not todo or budget.dry_run)
@@ -919,7 +992,7 @@ def complete(prompt, # a string or a list of chat messages
     return complete_many([prompt], model=model, progress=False, **kwargs)[0]
 
 # %% ../nbs/00_llm.ipynb #16ea6508
-class FakeProvider(CustomLLM):
+class FakeProvider(Provider):
     "A scripted litellm provider for tests: `answer(prompt) -> text`, optional delay and injected errors."
     def __init__(self, answer:Callable[[str], str]=lambda p: '{"ok": true}', delay:float=0.0,
                  errors:list|None=None, # exceptions (or None for success) consumed one per call
@@ -935,7 +1008,7 @@ class FakeProvider(CustomLLM):
         if err is not None: raise err
         text = self.answer(messages[-1]["content"])
         model_response.choices[0].message.content = text
-        model_response.usage = litellm.Usage(prompt_tokens=len(str(messages)) // 4, completion_tokens=len(text) // 4,
+        model_response.usage = load_litellm().Usage(prompt_tokens=len(str(messages)) // 4, completion_tokens=len(text) // 4,
                                              total_tokens=len(str(messages)) // 4 + len(text) // 4)
         model_response.model = model
         return model_response
@@ -967,7 +1040,7 @@ def schema_example(schema:dict|None, root:dict|None=None) -> Any:
     return "fake answer"
 
 class FakeServer:
-    "An OpenAI-compatible server on 127.0.0.1 for tests: answers after `delay` s, counts requests and the peak in flight."
+    "An OpenAI-compatible server on 127.0.0.1 for tests: answers after `delay` s, counts requests and the peak in flight (GET /stats)."
     def __init__(self, delay:float=0.05, # seconds before each answer
                  answer:Callable[[dict], str|tuple]|None=None, # request body -> content, or (content, finish_reason); default: `schema_example` of its schema
                  statuses:list|None=None, # HTTP statuses answered (in turn) to the first requests, e.g. [429, 429]
@@ -984,6 +1057,13 @@ class FakeServer:
         srv = self
         class H(BaseHTTPRequestHandler):
             def log_message(self, *a): pass
+            def do_GET(self):
+                "`/stats`: requests received, the most in flight at once (`/stats?reset`: the peak starts again)."
+                with srv._lock:
+                    out = json.dumps(dict(count=srv.count, peak=srv.peak, in_flight=srv.in_flight)).encode()
+                    if "reset" in self.path: srv.peak = srv.in_flight
+                self.send_response(200); self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(out))); self.end_headers(); self.wfile.write(out)
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 with srv._lock:
@@ -1002,7 +1082,8 @@ class FakeServer:
                     self.send_header("Content-Length", str(len(out))); self.end_headers(); self.wfile.write(out)
                 finally:
                     with srv._lock: srv.in_flight -= 1
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), H); self._httpd.daemon_threads = True
+        class S(ThreadingHTTPServer): request_queue_size = 1024  # as a real server's listen backlog: 64 clients connect at once
+        self._httpd = S(("127.0.0.1", 0), H); self._httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
@@ -1033,7 +1114,7 @@ def broken_answer(mode:str, # one of BROKEN_MODES
     if mode == "mixed": mode = _MIXED[turn % len(_MIXED)]
     return {"garbage": _GARBAGE, "truncated": _TRUNCATED, "empty": "", "null": None}[mode], "length" if mode == "truncated" else "stop"
 
-class BrokenProvider(CustomLLM):
+class BrokenProvider(Provider):
     "Provider `broken/<mode>` (`BROKEN_MODES`): every answer bad in one way; deterministic, instant, no key, no cost."
     def __init__(self): super().__init__(); self._turn = itertools.count()
     def completion(self, model, messages, api_base, custom_prompt_dict, model_response, *args, **kwargs):
@@ -1043,7 +1124,7 @@ class BrokenProvider(CustomLLM):
         n_out = int((kwargs.get("optional_params") or {}).get("max_tokens") or 64) if finish == "length" else len(text or "") // 4
         model_response.choices[0].message.content = text
         model_response.choices[0].finish_reason = finish
-        model_response.usage = litellm.Usage(prompt_tokens=n_in, completion_tokens=n_out, total_tokens=n_in + n_out)
+        model_response.usage = load_litellm().Usage(prompt_tokens=n_in, completion_tokens=n_out, total_tokens=n_in + n_out)
         model_response.model = model
         return model_response
     async def acompletion(self, *args, **kwargs): return self.completion(*args, **kwargs)
@@ -1074,7 +1155,7 @@ def router_provider(router, # a litellm.Router
         kw = {k: v for k, v in (optional_params or {}).items() if v is not None and k != "stream"}
         if kwargs.get("timeout"): kw["timeout"] = kwargs["timeout"]
         return dict(model=model.split("/", 1)[-1], messages=messages, **kw)
-    class RouterProvider(CustomLLM):
+    class RouterProvider(Provider):
         def completion(self, model, messages, *args, optional_params=None, **kwargs):
             return router.completion(**_kw(model, messages, optional_params, kwargs))
         async def acompletion(self, model, messages, *args, optional_params=None, **kwargs):
@@ -1085,8 +1166,7 @@ def use_router(config, # see `router_config`
                name:str="router", # the provider name: models are called as '<name>/<model_name>'
               ):
     "Build a `litellm.Router` from `config` and register it as provider `name`; return the Router."
-    from litellm import Router
-    router = Router(**router_config(config))
+    router = load_litellm().Router(**router_config(config))
     register_provider(name, router_provider(router))
     return router
 
