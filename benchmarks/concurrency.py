@@ -1,41 +1,98 @@
-"""Wall time of a section's LLM requests against a server at concurrency 1, 4 and 16.
+"""Speed-up of a section's LLM requests with N in flight, against a server that takes a fixed time per answer.
 
 LangPert's selection requests (one per query knockout: instructions, the candidate list, the query; the same rows
 notebook 20 sends) go through the section's own path (`langpert.run_selections` -> `select.run_requests` ->
-`llm.complete_many`, with the run's `Budget(api_base=..., concurrency=...)`) to `llm.FakeServer`, an OpenAI-compatible
-server on 127.0.0.1 that takes a fixed time per answer (--latency, default 0.5 s) and counts the most requests in
-flight. A GPU server (vLLM, llama.cpp with several slots) or a hosted provider behaves alike as long as it can serve
-that many requests at once. Prints the wall time per concurrency and the speed-up against concurrency 1 (ideal:
-min(concurrency, requests)).
+`llm.complete_many`, with the run's `Budget(api_base=..., concurrency=N)` and a JSONL response cache on disk, as a
+run writes one) to `llm.FakeServer`, an OpenAI-compatible server on 127.0.0.1 that takes a fixed time per answer
+(--latency, default 0.5 s) and counts the most requests in flight. The server runs in its own process, as a vLLM or
+llama.cpp server does (--server thread puts it in the client's process, where its Python threads take the client's
+CPU and GIL). Every level sends the same number of distinct requests (no answer is cached at the start), so the
+wall time at N=1 is about requests x latency, and the ideal speed-up at N is min(N, requests).
 
-    python benchmarks/concurrency.py [--n 32] [--latency 0.5] [--levels 1 4 16]
+Printed in one run, side by side: per N the peak in flight, the answers, the wall time, the client's CPU time per
+request (this process: litellm, the cache, parsing), the speed-up against N=1, the ideal and the fraction of the
+ideal reached; the machine's load (os.getloadavg) before and after. Each level is checked: every request answered
+once, one whole cache line per answer, the run's counts (calls, cached, failed, cost unknown) as expected; a replay
+of the same requests is served from the cache without a call.
+
+    python benchmarks/concurrency.py [--n 64] [--latency 0.5] [--levels 1 8 32] [--server process|thread]
 """
-import argparse, os, time
+import argparse, json, os, subprocess, sys, tempfile, time, urllib.request
+from pathlib import Path
 os.environ.pop("OPENAI_API_KEY", None)  # a server given by URL needs no key
-from llm_perturb.llm import Budget, FakeServer
+from llm_perturb.llm import Budget, FakeServer, ResponseCache, load_litellm
 from llm_perturb.langpert import run_selections, selection_requests
 
 GENES = ("TP53 MDM2 CDKN1A ATM CHEK2 MYC MAX RPL11 RPS19 POLR2A SF3B1 PSMB5 MED12 CDK8 CCNC MED13 EIF3A EIF4A1 "
          "RPL5 RPS6 SUPT5H BRD4 CDK9 NELFB XRCC5 PARP1 DDX3X HSPA9 SOD1 PCNA MCM2 ORC1 CDC45 GINS1 RPA1 POLE").split()
+_SERVE = ("import sys; from llm_perturb.llm import FakeServer\n"
+          "with FakeServer(delay=float(sys.argv[1])) as s: print(s.url, flush=True); sys.stdin.read()")
+
+class Server:
+    "FakeServer in its own process (`process`) or in this one (`thread`); `stats()` reads its counts."
+    def __init__(self, latency:float, where:str): self.latency, self.where = latency, where
+    def __enter__(self):
+        if self.where == "thread":
+            self._srv = FakeServer(delay=self.latency).__enter__(); self.url = self._srv.url
+        else:
+            self._p = subprocess.Popen([sys.executable, "-c", _SERVE, str(self.latency)], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True)
+            self.url = self._p.stdout.readline().strip()
+            if not self.url.startswith("http"): raise RuntimeError("the server process did not start")
+        return self
+    def stats(self, reset=False) -> dict:
+        with urllib.request.urlopen(self.url.removesuffix("/v1") + "/stats" + ("?reset" if reset else "")) as r:
+            return json.loads(r.read())
+    def __exit__(self, *exc):
+        if self.where == "thread": self._srv.__exit__(*exc)
+        else: self._p.stdin.close(); self._p.wait(timeout=30)
+
+def level(srv, n, c, cache_path, tag):
+    "Send n distinct requests with c in flight; (wall s, client CPU s, peak in flight, answered, budget usage)."
+    queries = [f"{GENES[i % len(GENES)]}-Q{i}" for i in range(n)]  # distinct queries: no request repeats
+    req = selection_requests(queries, GENES, cell_line="k562", model="openai/my-model", check_genes=False, task=tag)
+    srv.stats(reset=True); before = srv.stats()["count"]
+    b = Budget(api_base=srv.url, concurrency=c)
+    t0, c0 = time.perf_counter(), time.process_time()
+    sel = run_selections(req, cache=ResponseCache(cache_path), budget=b, progress=False, max_tokens=64)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    st = srv.stats()
+    lines = cache_path.read_text().splitlines()
+    assert len(lines) == n and all(json.loads(l)["text"] for l in lines), "one whole cache line per answer"
+    u = b.usage()
+    assert st["count"] - before == n and (u["calls"], u["cached"], u["failed"], u["cost"]) == (n, 0, 0, None), (st, u)
+    b2 = Budget(api_base=srv.url, concurrency=c)  # the same requests again: all from the cache, no call
+    again = run_selections(req, cache=ResponseCache(cache_path), budget=b2, progress=False, max_tokens=64)
+    assert srv.stats()["count"] - before == n and b2.usage()["calls"] == 0 and b2.usage()["cached"] == n
+    assert again["answer"].tolist() == sel["answer"].tolist()
+    return wall, cpu, st["peak"], int((sel.llm_status != "failed").sum())
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=32, help="requests (query knockouts)")
+    ap.add_argument("--n", type=int, default=64, help="requests (query knockouts) per level")
     ap.add_argument("--latency", type=float, default=0.5, help="seconds the server takes per answer")
-    ap.add_argument("--levels", type=int, nargs="+", default=[1, 4, 16], help="concurrency levels")
+    ap.add_argument("--levels", type=int, nargs="+", default=[1, 8, 32], help="requests in flight (N)")
+    ap.add_argument("--server", choices=["process", "thread"], default="process", help="where the server runs")
     a = ap.parse_args()
-    train, queries = GENES, [f"{GENES[i % len(GENES)]}-Q{i}" for i in range(a.n)]  # distinct queries: no request repeats
+    load0 = os.getloadavg()
     rows = []
-    with FakeServer(delay=a.latency) as srv:
+    with Server(a.latency, a.server) as srv, tempfile.TemporaryDirectory() as d:
+        load_litellm()  # litellm's import (seconds, paid once by the first request a run sends) is not request time
+        level(srv, 4, 4, Path(d) / "warm.jsonl", "warm")  # first connection, first call: not part of any level
         for c in a.levels:
-            req = selection_requests(queries, train, cell_line="k562", model="openai/my-model", check_genes=False, task=f"c{c}")
-            srv.peak = 0; t0 = time.perf_counter()
-            sel = run_selections(req, cache=None, budget=Budget(api_base=srv.url, concurrency=c), progress=False, max_tokens=64)
-            rows.append((c, time.perf_counter() - t0, srv.peak, int((sel.llm_status != "failed").sum())))
-    base = rows[0][1]
-    print(f"LangPert selections: {a.n} requests to a server taking {a.latency} s per answer (llm.FakeServer, 127.0.0.1)")
-    print(f"{'concurrency':>11} {'peak in flight':>14} {'answered':>8} {'wall s':>8} {'speed-up vs ' + str(rows[0][0]):>16}")
-    for c, secs, peak, ok in rows:
-        print(f"{c:>11} {peak:>14} {ok:>8} {secs:>8.2f} {base / secs:>15.1f}x")
+            rows.append((c, *level(srv, a.n, c, Path(d) / f"c{c}.jsonl", f"c{c}")))
+    load1 = os.getloadavg()
+    base_c, base = rows[0][0], rows[0][1]
+    print(f"LangPert selections: {a.n} requests per level to a server taking {a.latency} s per answer "
+          f"(llm.FakeServer on 127.0.0.1, {'its own process' if a.server == 'process' else 'in the client process'}); "
+          f"a response cache on disk")
+    print(f"machine: {os.cpu_count()} cores, load average (1, 5, 15 min) {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} before, "
+          f"{load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} after")
+    print(f"{'N in flight':>11} {'peak':>5} {'answered':>8} {'wall s':>7} {'client CPU ms/req':>17} "
+          f"{'speed-up vs N=' + str(base_c):>16} {'ideal':>6} {'of ideal':>8}")
+    for c, secs, cpu, peak, ok in rows:
+        ideal = min(c, a.n) / min(base_c, a.n)
+        print(f"{c:>11} {peak:>5} {ok:>8} {secs:>7.2f} {cpu / a.n * 1000:>17.1f} {base / secs:>15.1f}x {ideal:>5.0f}x "
+              f"{base / secs / ideal:>8.2f}")
 
 if __name__ == "__main__": main()

@@ -7,7 +7,7 @@ Prints requests/second for both and the ratio (aim: >= 3).
 
     python benchmarks/llm_throughput.py [--model local/smollm2-135m-instruct] [--n 32]
 """
-import argparse, random, time
+import argparse, os, random, time
 from llm_perturb.llm import complete_many, load_embedded, DEFAULT_MODEL
 
 def prompts(n, seed=0):
@@ -38,10 +38,11 @@ if __name__ == "__main__":
     a = ap.parse_args()
     ps = prompts(a.n)
     random.Random(1).shuffle(ps)
-    complete_many(ps[:1], model=a.model, max_tokens=4, progress=False)  # load the model once
+    complete_many(ps[:1], model=a.model, max_tokens=4, progress=False)  # load litellm and the model once, untimed
     naive, ntok = run(a.model, ps, reuse=False)
     reuse, _ = run(a.model, ps, reuse=True)
-    print(f"model {a.model}; {a.n} requests of ~{ntok} prompt tokens sharing one prefix")
+    print(f"model {a.model}; {a.n} requests of ~{ntok} prompt tokens sharing one prefix; "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
     print(f"(a) naive, no prefix reuse : {naive:6.2f} requests/s")
     print(f"(b) prefix-ordered, KV reuse: {reuse:6.2f} requests/s")
     print(f"ratio (b)/(a): {reuse / naive:.1f}x (aim >= 3)")

@@ -730,11 +730,19 @@ async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (message
             if attempt == retries or _rejected_format(e) or stopped() or getattr(e, "status_code", None) in (401, 403, 404): raise
             await asyncio.sleep(max(_retry_after(e), backoff * 2 ** attempt * (1 + random.random())))
 
+_UNPRICED = set()  # (answering model, provider) pairs litellm's price list lacks: not looked up again
+
 def _cost(resp) -> float:
     "USD of an answer: the figure litellm priced the call at (`_hidden_params`), else `completion_cost` (raises when unpriced)."
-    c = (getattr(resp, "_hidden_params", None) or {}).get("response_cost")
+    hidden = getattr(resp, "_hidden_params", None) or {}
+    c = hidden.get("response_cost")
     if isinstance(c, (int, float)) and not isinstance(c, bool): return float(c)  # the same number, without pricing it twice
-    return float(load_litellm().completion_cost(resp))
+    who = (getattr(resp, "model", None), hidden.get("custom_llm_provider"))
+    if who in _UNPRICED: raise LookupError(f"litellm has no price for {who[0]!r}")
+    try: return float(load_litellm().completion_cost(resp))
+    except Exception as e:
+        if type(e).__name__ == "ModelNotMappedError": _UNPRICED.add(who)  # the model is not in the price list: no answer of it is priced
+        raise
 
 def _run(coro):
     "Run a coroutine to completion, also from inside a running event loop (Jupyter)."
@@ -1056,6 +1064,7 @@ class FakeServer:
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         srv = self
         class H(BaseHTTPRequestHandler):
+            protocol_version, disable_nagle_algorithm = "HTTP/1.1", True  # connections kept alive, as vLLM's server keeps them
             def log_message(self, *a): pass
             def do_GET(self):
                 "`/stats`: requests received, the most in flight at once (`/stats?reset`: the peak starts again)."
