@@ -383,8 +383,8 @@ class Site:
         (srcdir / "api" / "index.md").write_text("\n".join(idx), encoding="utf-8")
         for m in mods:
             stem = self.module_nb[m]
-            title = f"``{m}``"
-            lines = [title, "=" * len(title), "", f".. py:module:: {m}", "",
+            title = f"``{m.split('.', 1)[1]}``"
+            lines = [title, "=" * len(title), "", f".. py:module:: {m}", "", f"Module ``{m}``.", "",
                      md_to_rst((importlib.import_module(m).__doc__ or "").strip(), lambda c: self.names.resolve(c, m)), "",
                      f"Notebook: :doc:`{stem} <../nbs/{stem}>`", ""]
             for n, kind, meths in self.objs[m]:
@@ -455,7 +455,7 @@ def process_docstring(app, what, name, obj, options, lines):
         lines[:] = []  # autodoc shows a constant's type's docstring (dict's, say): not the constant's
     if what == "data" and len(repr(obj)) > 80:  # its value is not shown (too long): say what it is
         size = f" of {len(obj)} entries" if hasattr(obj, "__len__") else ""
-        lines += ["", f"A ``{type(obj).__name__}``{size}; the notebook shows it."]
+        lines += ["", f"A `{type(obj).__name__}`{size}; the notebook shows it."]
     module = name.rsplit(".", 2)[0] if what == "method" else name.rsplit(".", 1)[0]
     resolve = lambda c: site.names.resolve(c, module if module in site.objs else None)
     text = md_to_rst("\n".join(lines), resolve)
