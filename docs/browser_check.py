@@ -77,6 +77,13 @@ def main(site: Path, shots: Path | None) -> int:
             f"<iframe src='{c}#{page}@{w}' style='width:{w}px;height:1600px;border:1px solid #999'></iframe>"
             for w in WIDTHS) + "</div>")
     frames.append(f"<iframe src='{copy('search.html', SEARCH_PROBE)}?q={QUERY}' style='width:1400px;height:600px'></iframe>")
+    # A canary in the same run: a page that does scroll sideways at 390 px and has a missing image must be caught,
+    # or the probe itself is broken.
+    canary = site / ".probe-canary.html"
+    canary.write_text("<!doctype html><html><body style='margin:0'><div style='width:600px'>wide</div>"
+                      "<img src='.probe-no-such-image.png'>" + PROBE + "</body></html>", encoding="utf-8")
+    copies.append(canary)
+    frames.append("<iframe src='.probe-canary.html#canary' style='width:390px;height:300px'></iframe>")
     harness = site / ".probe-harness.html"
     harness.write_text(HARNESS.format(frames="".join(frames)), encoding="utf-8")
     copies.append(harness)
@@ -107,6 +114,10 @@ def main(site: Path, shots: Path | None) -> int:
                 fails.append(f"{page} at {w} px scrolls sideways: {p['page']} px > {p['window']} px "
                              f"({'; '.join(p['wide']) or 'no single element found'})")
             if p["broken"]: fails.append(f"{page} at {w} px: images not loaded: {p['broken'][:5]}")
+    c = got.get("canary")
+    if not c or c["page"] <= c["window"] or len(c["broken"]) != 1:
+        fails.append(f"the probe missed the canary's faults (a 600-px block in a 390-px window, one missing image): {c}")
+    else: print(f"ok   canary: the probe sees its {c['page']} px document in a {c['window']} px window and its missing image")
     s = got.get("search", {"links": [], "summary": "the search page sent nothing"})
     found = any(EXPECT in h for h in s["links"])
     print(f"{'ok  ' if found else 'FAIL'} search for {QUERY!r}: {len(s['links'])} results"

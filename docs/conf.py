@@ -21,6 +21,11 @@ root_doc = "index"
 exclude_patterns = ["_build", "_ext", "_static", "nbs/index.ipynb", "**/.ipynb_checkpoints"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 
+# Text as written: `--dry-run` stays two hyphens, quotes stay straight. In RST (the argparse help strings), `x` is code,
+# as in the library's markdown.
+smartquotes = False
+default_role = "code"
+
 # Warnings are errors (.ci/docs runs sphinx-build -W --keep-going -n): every reference must resolve.
 nitpicky = True
 
