@@ -33,6 +33,8 @@ dev_requirements = (cfg.get('dev_requirements') or '').split()
 rl_requirements = (cfg.get('rl_requirements') or '').split()
 # The optional GEARS baseline (cell-gears, torch_geometric): `pip install 'llm_perturb[gears]'`.
 gears_requirements = (cfg.get('gears_requirements') or '').split()
+# The documentation site (Sphinx, myst-nb, sphinx-book-theme, sphinx-argparse): `pip install 'llm_perturb[docs]'`.
+docs_requirements = (cfg.get('docs_requirements') or '').split()
 
 package_data = dict()
 pkg_data = cfg.get('package_data', None)
@@ -73,7 +75,8 @@ setuptools.setup(
     package_data = package_data,
     cmdclass = {'build_py': build_py_checkout},
     install_requires = requirements,
-    extras_require={ 'dev': dev_requirements, 'rl': rl_requirements, 'gears': gears_requirements },
+    extras_require={ 'dev': dev_requirements, 'rl': rl_requirements, 'gears': gears_requirements,
+                     'docs': docs_requirements },
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),
