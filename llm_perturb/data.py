@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['DATA_ENV', 'DATA_SUBDIRS', 'FETCH_HINT', 'MANIFEST_COLUMNS', 'TEST_TAG', 'DATA_FILES', 'L1000_FILE',
-           'PERTURBQA_TASKS', 'PARTIAL_RANKINGS', 'GENESETS', 'GEARS_DE_KEYS', 'LIMMA_SAMPLES', 'DE_LAYOUT',
-           'DE_LABEL_COLUMNS', 'data_candidates', 'data_dir', 'load_manifest', 'data_path', 'file_sha256',
+           'PERTURBQA_TASKS', 'PARTIAL_RANKINGS', 'GENESETS', 'GEARS_DE_KEYS', 'SCREEN_CELL_TYPES', 'LIMMA_SAMPLES',
+           'DE_LAYOUT', 'DE_LABEL_COLUMNS', 'data_candidates', 'data_dir', 'load_manifest', 'data_path', 'file_sha256',
            'verify_file', 'fetch', 'fetch_all', 'resumable_downloader', 'check_data', 'data_fingerprint',
            'bundle_fingerprint', 'is_bundle', 'ScratchData', 'scratch_data_dir', 'read_gct', 'load_l1000', 'l1000_de',
            'l1000_replicates', 'perturbqa_cell_lines', 'load_perturbqa', 'load_perturbqa_json', 'signature_sets',
@@ -14,9 +14,9 @@ __all__ = ['DATA_ENV', 'DATA_SUBDIRS', 'FETCH_HINT', 'MANIFEST_COLUMNS', 'TEST_T
            'load_corum', 'read_gmt', 'geneset_names', 'load_gmt', 'load_moabox', 'load_repurposing',
            'annotate_l1000_compounds', 'load_drugseq_design', 'load_singlecell', 'pseudobulk', 'pseudobulk_deltas',
            'top_de_genes', 'gears_perturbation', 'read_gears', 'gears_de_lists', 'write_gears_example',
-           'read_tahoe_pseudobulk', 'read_limma', 'de_dataset_name', 'read_de_profiles', 'de_annotation',
-           'write_de_example', 'kfold_perturbations', 'unseen_drug_split', 'unseen_cell_line_split', 'downsample_train',
-           'check_profiles']
+           'write_gears_screen', 'read_tahoe_pseudobulk', 'read_limma', 'de_dataset_name', 'read_de_profiles',
+           'de_annotation', 'write_de_example', 'kfold_perturbations', 'unseen_drug_split', 'unseen_cell_line_split',
+           'downsample_train', 'check_profiles']
 
 # %% ../nbs/01_data.ipynb #5d7f75e8
 import os, re, json, gzip, hashlib, functools, configparser, warnings
@@ -791,6 +791,34 @@ def write_gears_example(path, # the .h5ad to write (in a folder you own, e.g. a 
     g.write_h5ad(path)
     return path
 
+
+# %% ../nbs/01_data.ipynb #1efddf9c
+SCREEN_CELL_TYPES = {'k562': 'K562'}  # devel.h5ad's cell_type -> GEARS' spelling (the others are kept as they are)
+
+def write_gears_screen(path, # the .h5ad to write (in a folder you own; never inside the data directory)
+                       dataset:str='norman19', # devel.h5ad's `dataset`: 'norman19' or 'mcfaline23'
+                       cell_type:str|None=None, # the cell line (needed when the screen has several: mcfaline23)
+                       singles_only:bool=False # leave out the double perturbations ('A+B')
+                      )->Path:
+    "Write one real screen of perturbench's devel.h5ad as a GEARS perturb_processed.h5ad (conditions, cell_type, gene_name, uns DE lists)"
+    path = Path(path)
+    d = data_dir().resolve()
+    if path.resolve() == d or d in path.resolve().parents:
+        raise ValueError(f"{path} is inside the data directory {d}, which is only read; write the screen to a folder you own")
+    a = load_singlecell()
+    o = a.obs
+    have = sorted(o['dataset'].astype(str).unique())
+    if dataset not in have: raise ValueError(f"dataset={dataset!r}; devel.h5ad holds {have}")
+    lines = sorted(o.loc[o['dataset'] == dataset, 'cell_type'].astype(str).unique())
+    if cell_type is None and len(lines) > 1:
+        raise ValueError(f"{dataset} was screened in {len(lines)} cell lines {lines}: name one with cell_type= (one screen per file)")
+    cell_type = lines[0] if cell_type is None else cell_type
+    if cell_type not in lines: raise ValueError(f"cell_type={cell_type!r} is not a cell line of {dataset}; use one of {lines}")
+    keep = ((o['dataset'] == dataset) & (o['cell_type'] == cell_type)).to_numpy()
+    if singles_only: keep &= ~o['condition'].astype(str).str.contains('+', regex=False).to_numpy()
+    cells = a[keep].copy()
+    cells.obs['perturbation'] = cells.obs['condition'].astype(str).to_numpy()  # 'control', 'GENE', 'A+B'
+    return write_gears_example(path, cells, cell_line=SCREEN_CELL_TYPES.get(cell_type, cell_type))
 
 # %% ../nbs/01_data.ipynb #0b0065a2
 _DRUGCONC = re.compile(r"\(\s*'([^']*)'\s*,\s*([-+\d.eE]+)\s*,\s*'([^']*)'\s*\)")

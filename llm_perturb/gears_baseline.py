@@ -18,7 +18,8 @@ from .paths import repo_root
 
 # %% auto #0
 __all__ = ['GEARS_EXTRA', 'gears_available', 'import_gears', 'gears_setting', 'gene2go_table', 'go_graph_edges', 'SeriesCSR',
-           'check_single', 'write_gears_workdir', 'gears_split', 'quiet_in', 'seed_all', 'gears_predict']
+           'check_single', 'write_gears_workdir', 'gears_split', 'quiet_in', 'seed_all', 'gears_predict',
+           'n_unpredicted', 'shared_perturbations']
 
 # %% ../nbs/16_gears.ipynb #4bd71d5b
 GEARS_EXTRA = "pip install 'llm_perturb[gears]'"
@@ -180,16 +181,25 @@ def gears_predict(gears_file, # a GEARS perturb_processed.h5ad (see llm_perturb.
                   workdir=None, # GEARS' working folder (default: a temporary one, removed afterwards)
                   delta:bool=True # return predicted minus control mean expression (else predicted expression)
                  )->pd.DataFrame:
-    "Train GEARS on the training perturbations of a GEARS file; predicted deltas, test perturbation x genes"
+    "Train GEARS on the training perturbations of a GEARS file; predicted deltas, test perturbation x genes (NaN rows: not embeddable)"
     check_single(train_perts, 'train_perts'); check_single(test_perts, 'test_perts')
     PertData, GEARS = import_gears()
     tmp = tempfile.TemporaryDirectory(prefix='llm_perturb_gears_') if workdir is None else None
     root = Path(tmp.name) if tmp is not None else _check_workdir(workdir)
     try:
-        conditions, folder = write_gears_workdir(gears_file, train_perts, root)
         go = gene2go_table()
-        (root / 'data' / 'gene2go_all.pkl').write_bytes(pickle.dumps({g: set(t) for g, t in go.items()}))
         test = [str(p) for p in test_perts]
+        train_go = [str(p) for p in train_perts if str(p) in go]  # GEARS drops the cells of a gene without GO terms
+        train_out = [str(p) for p in train_perts if str(p) not in go]
+        genes = ad.read_h5ad(gears_file, backed='r').var['gene_name'].astype(str).tolist()
+        if len(train_go) < 2:
+            out = pd.DataFrame(np.nan, index=pd.Index(test, name='perturbation'), columns=pd.Index(genes, name='gene'))
+            out.attrs.update(not_in_go=[p for p in test if p not in go], train_not_in_go=train_out,
+                             note=f"GEARS not trained: {len(train_go)} of the {len(train_perts)} training perturbations have GO terms "
+                                  "(it needs 2: one to train on, one to validate)")
+            return out
+        conditions, folder = write_gears_workdir(gears_file, train_go, root)
+        (root / 'data' / 'gene2go_all.pkl').write_bytes(pickle.dumps({g: set(t) for g, t in go.items()}))
         genes = ad.read_h5ad(folder / 'perturb_processed.h5ad', backed='r').var['gene_name'].astype(str).tolist()
         (root / 'pert_genes.pkl').write_bytes(pickle.dumps(sorted(set(genes) | set(conditions) | set(test))))
         (root / 'split.pkl').write_bytes(pickle.dumps(gears_split(conditions, val_frac, seed)))
@@ -213,7 +223,32 @@ def gears_predict(gears_file, # a GEARS perturb_processed.h5ad (see llm_perturb.
         out = pd.DataFrame(np.stack([pred[p] for p in ok]) if ok else np.zeros((0, len(model.gene_list))),
                            index=pd.Index(ok, name='perturbation'), columns=pd.Index(model.gene_list, name='gene'))
         if delta: out = out - model.ctrl_expression.cpu().numpy().reshape(1, -1)
-        out.attrs['not_in_go'] = [p for p in test if p not in known]
+        out = out.reindex(pd.Index(test, name='perturbation'))  # a test perturbation GEARS cannot embed: a NaN row
+        out.attrs.update(not_in_go=[p for p in test if p not in known], train_not_in_go=train_out, note='')
         return out
     finally:
         if tmp is not None: tmp.cleanup()
+
+def n_unpredicted(pred # predictions, perturbations x genes (DataFrame or array)
+                 )->int:
+    "How many perturbations a method left unpredicted (rows holding a NaN)"
+    return int(np.isnan(np.asarray(pred, dtype=float)).any(axis=1).sum())
+
+def shared_perturbations(preds, # {method: predictions}: DataFrames (rows = perturbations) or arrays whose rows follow `index`
+                         index:Sequence[str]|None=None, # the rows' names for array predictions, and the order of the result
+                        )->list[str]:
+    "The perturbations every method predicted (no NaN in its row), in `index` order (else the first frame's): the set paired comparisons use"
+    frames = {m: p for m, p in preds.items() if isinstance(p, pd.DataFrame)}
+    if index is None:
+        if not frames: raise ValueError("array predictions need index= (the perturbation of each row)")
+        index = list(next(iter(frames.values())).index)
+    index = [str(q) for q in index]
+    ok = pd.Series(True, index=index)
+    for m, p in preds.items():
+        if isinstance(p, pd.DataFrame): fine = pd.Series(np.isfinite(p.to_numpy(dtype=float)).all(1), index=p.index.astype(str))
+        else:
+            a = np.asarray(p, dtype=float)
+            if len(a) != len(index): raise ValueError(f"{m}: {len(a)} rows but index names {len(index)}; give one name per row")
+            fine = pd.Series(np.isfinite(a).all(1), index=index)
+        ok &= fine.groupby(level=0).all().reindex(index, fill_value=False)
+    return ok[ok].index.tolist()

@@ -16,6 +16,7 @@ from .llm import DEFAULT_MODEL, json_values, parse_json, selection_schema
 from .datasets import identify
 from .data import data_path, normalize_symbols, symbol_map, perturbqa_cell_lines
 from .neighbours import neighbour_predict, label_matrix, rowwise_pearson, snap
+from .metrics import retrieval
 from .select import plan_requests, request_usage, run_requests, unsent
 from .graphs import gene_facts
 
@@ -27,7 +28,8 @@ __all__ = ['LANGPERT_RULES', 'CANDIDATE_ORDERS', 'SYSTEM_PROMPT', 'LANGPERT_CONT
            'run_selections', 'not_sent', 'selection_stats', 'selection_sizes', 'langpert_predict', 'mean_baseline',
            'ranked_by_similarity', 'oracle_neighbours', 'label_oracle_neighbours', 'predictor_graphs', 'de_mask',
            'continuous_scores', 'training_draws', 'sweep_summary', 'gears_de_genes', 'gears_deltas',
-           'reproducibility_ceiling', 'pseudobulk_dataset', 'check_cell_line', 'perturbqa_lines', 'auroc_table']
+           'reproducibility_ceiling', 'pseudobulk_dataset', 'screen_minimum', 'check_screen', 'screen_splits',
+           'fold_retrieval', 'screen_requests', 'check_cell_line', 'perturbqa_lines', 'auroc_table']
 
 # %% ../nbs/20_langpert.ipynb #a1b2c3d4
 def langpert_params():
@@ -41,7 +43,7 @@ def langpert_params():
             "n_sim_genes": PosInt, "n_boot": PosInt, "pseudobulk_file": NonEmptyStr | None,
             "grounding": bool, "n_draws": PosInt, "selection_cut": PosInt | None, "layout_check": bool,
             "de_genes": OneOf(*DE_GENE_SOURCES) | NonEmptyStr,
-            "gears_epochs": NonNegInt, "gears_hidden": PosInt}
+            "gears_epochs": NonNegInt, "gears_hidden": PosInt, "gears_sweep": bool}
 
 LANGPERT_RULES = [(lambda v: set(v["llm_train_sizes"]) <= set(v["train_sizes"]),
                    "llm_train_sizes must be a subset of train_sizes (the LLM is asked at sizes the sweep runs)"),
@@ -598,6 +600,84 @@ def pseudobulk_dataset(path, # the user's pseudobulk_file
     if de_source is None: return name
     how = "the 20 largest |delta|" if de_source == "abs_delta" else f"GEARS' {de_source} lists"
     return f"{name}; top-20 DE genes: {how}"
+
+# %% ../nbs/20_langpert.ipynb #d204335d
+def screen_minimum(n_folds:int # folds of the cross-validation over perturbations
+                  ) -> int:
+    "Fewest single-gene perturbations `n_folds`-fold CV can run on: one test perturbation per fold, two training perturbations in each."
+    n = max(int(n_folds), 2)
+    while n - -(-n // n_folds) < 2: n += 1
+    return n
+
+def check_screen(path, # the user's GEARS perturb_processed.h5ad (pseudobulk_file)
+                 n_folds:int=5, # folds of the protocol
+                ) -> int:
+    "Count the single-gene perturbations of a GEARS file from its obs alone; ValueError naming the minimum if the protocol cannot run on it."
+    import anndata as ad
+    from llm_perturb.data import gears_perturbation
+    if not Path(path).is_file(): raise ValueError(f"pseudobulk_file {str(path)!r} is not a file; give the path of a GEARS perturb_processed.h5ad")
+    obs = ad.read_h5ad(path, backed="r").obs
+    if "condition" not in obs: raise ValueError(f"{path}: obs has no 'condition' column, so it is not a GEARS perturb_processed.h5ad")
+    perts = pd.unique(np.asarray(gears_perturbation(obs["condition"].astype(str)), dtype=object))
+    if "control" not in set(perts): raise ValueError(f"{path}: no 'ctrl' condition; the deltas need control cells (GEARS marks them condition='ctrl')")
+    n, need = sum(p != "control" and "+" not in p for p in perts), screen_minimum(n_folds)
+    if n < need:
+        raise ValueError(f"{path} holds {n} single-gene perturbation(s); {n_folds}-fold cross-validation needs at least {need} "
+                         "(one test perturbation per fold, two training perturbations in each): give a larger screen or lower n_folds")
+    return n
+
+def screen_splits(perts:Sequence[str], # the screen's single-gene perturbations
+                  n_folds:int=5, seed:int=0,
+                  train_sizes:Sequence=(None,), # training sizes (None: the whole fold); sizes above the smallest fold are skipped
+                  n_draws:int=1, # subsamples of each fold at every size below the whole fold (`training_draws`)
+                 ) -> pd.DataFrame:
+    "One row per fold, training size and draw: fold, size, draw, train (tuple), test (tuple); size = the whole fold at the smallest fold's size."
+    from llm_perturb.data import kfold_perturbations
+    fs = kfold_perturbations(list(perts), n_folds, seed)
+    n_min = min(len(tr) for tr, _ in fs)
+    sizes = sorted({n_min if v is None else int(v) for v in train_sizes if v is None or int(v) <= n_min})
+    if not sizes: raise ValueError(f"every size of train_sizes={list(train_sizes)} exceeds the smallest training fold ({n_min}); add None (the whole fold)")
+    rows = [dict(fold=f, size=n, draw=d, train=tuple(trn), test=tuple(te))
+            for f, (tr, te) in enumerate(fs) for n in sizes
+            for d, trn in enumerate([tr] if n == n_min else training_draws(tr, n, n_draws, seed))]
+    return pd.DataFrame(rows, columns=["fold", "size", "draw", "train", "test"])
+
+def fold_retrieval(parts:pd.DataFrame, # one row per (method, size, draw, fold): columns method, size, draw, fold, pred, true (rows = predicted perturbations)
+                   z:float=1.96, # the band's half-width in SEs
+                  ) -> pd.DataFrame:
+    "Per (method, size): retrieval per fold (mean over draws), mean ± SE over folds; pooled over the folds (per draw) when a fold has fewer than 2 predictions."
+    out = {}
+    for (mth, n), g in parts.groupby(["method", "size"], sort=False):
+        if (g["pred"].map(len) >= 2).all():
+            per = pd.Series([retrieval(P, T) for P, T in zip(g["pred"], g["true"])], index=g.index).groupby(g["fold"]).mean()
+            out[(mth, n)] = dict(retrieval=per.mean(), retrieval_sem=per.sem(), retrieval_band=z * per.sem(), retrieval_pooled=False)
+        else:
+            per = [retrieval(np.vstack(list(h["pred"])), np.vstack(list(h["true"]))) for _, h in g.groupby("draw")
+                   if sum(map(len, h["pred"])) >= 2]
+            out[(mth, n)] = dict(retrieval=float(np.mean(per)) if per else np.nan, retrieval_sem=np.nan, retrieval_band=np.nan,
+                                 retrieval_pooled=True)
+    return pd.DataFrame.from_dict(out, orient="index").rename_axis(["method", "size"])
+
+def screen_requests(splits:pd.DataFrame, # from screen_splits
+                    n_test:int|None=None, # test perturbations that get a selection, spread over the folds (None: every one)
+                    sizes:Sequence[int]|None=None, # sizes of the sweep at which the LLM is asked (None: every size)
+                    seed:int=0, # seed of the choice of queries (the same at every size and draw of a fold) and of the candidate subsample
+                    cell_line:str="k562", # the screen's cell line (the prompt's context)
+                    model:str=DEFAULT_MODEL, # litellm model string
+                    task:str="pseudobulk", # the requests' task label
+                    **kw, # selection_requests' options (order, max_candidates, layout, cut, check_genes, ...)
+                   ) -> pd.DataFrame:
+    "LangPert's requests on a screen: in each split (fold, size, draw), its seeded test queries choosing among that split's training perturbations; the whole fold first."
+    n_folds_ = splits["fold"].nunique()
+    s = splits if sizes is None else splits[splits["size"].isin(list(sizes))]
+    s = s.sort_values(["size", "fold", "draw"], ascending=[False, True, True], kind="stable")
+    per = None if n_test is None else -(-int(n_test) // n_folds_)
+    reqs = [selection_requests(sorted(r.test) if per is None else
+                               sorted(np.random.default_rng([seed, r.fold, 4]).permutation(sorted(r.test))[:per].tolist()),
+                               list(r.train), cell_line=cell_line, model=model, seed=seed, task=task, fold=r.fold, size=r.size, draw=r.draw, **kw)
+            for r in s.itertuples()]
+    if not reqs: raise ValueError(f"no split of the screen has a size in sizes={list(sizes)}; use sizes of screen_splits' 'size' column")
+    return pd.concat(reqs, ignore_index=True)
 
 # %% ../nbs/20_langpert.ipynb #7a5cb1a4
 def check_cell_line(cell_line:str) -> str:
