@@ -355,18 +355,19 @@ def gene_facts(genes:Sequence[str], # genes to describe (official symbols)
 
 
 # %% ../nbs/06_graphs.ipynb #b71d2e02
-@functools.lru_cache(maxsize=4)
-def _graphs_over(genes:tuple, sources:tuple, go_top) -> dict:
-    build = {'string': lambda: _string_cached(700).subgraph(_norm(genes)), 'go': lambda: go_graph(list(genes), top=go_top),
-             'corum': lambda: corum_graph(list(genes)), 'genesets': lambda: geneset_graph(genes=list(genes))}
-    return {s: build[s]() for s in sources}
+@functools.lru_cache(maxsize=8)
+def _graph_over(genes:tuple, source:str, go_top) -> KGraph:
+    if source == 'string': return _string_cached(700).subgraph(_norm(genes))
+    if source == 'go': return go_graph(list(genes), top=go_top)
+    return corum_graph(list(genes)) if source == 'corum' else geneset_graph(genes=list(genes))
 
 def graphs_over(genes:Sequence[str], # every gene of a screen (perturbations and read-out genes)
                 sources:Sequence[str]=('string', 'go'), # which of GRAPH_SOURCES
                 go_top:int|None=20, # GEARS-style top-k of the GO graph
                ) -> dict[str, KGraph]:
-    "The whole STRING / GO (/ CORUM, gene-set) graphs over a set of genes, built once per gene set and cached."
+    "The whole STRING / GO (/ CORUM, gene-set) graphs over a set of genes, each built once per gene set and cached."
     bad = [s for s in sources if s not in GRAPH_SOURCES]
     if bad: raise ValueError(f"unknown graph source(s) {bad}; use some of {list(GRAPH_SOURCES)}")
-    return dict(_graphs_over(tuple(sorted(set(map(str, genes)))), tuple(sources), go_top))
+    key = tuple(sorted(set(map(str, genes))))
+    return {s: _graph_over(key, s, go_top) for s in sources}
 
