@@ -17,7 +17,7 @@ from .neighbours import snap  # scores are snapped before they are ranked (04_ne
 # %% auto #0
 __all__ = ['GRAPH_SOURCES', 'KGraph', 'graph_from_edges', 'membership_graph', 'string_graph', 'go_graph', 'corum_graph',
            'geneset_graph', 'union_graph', 'NeighbourhoodUnion', 'graphs_for', 'kg_similarity', 'kg_neighbours',
-           'gene_facts']
+           'gene_facts', 'graphs_over']
 
 # %% ../nbs/06_graphs.ipynb #6667865e
 @dataclass
@@ -266,8 +266,10 @@ def _kg_sub(graph:KGraph, queries:list, train:list, on_missing:str):
     if missing and on_missing == 'raise':
         raise ValueError(f"{len(missing)} query gene(s) not in the {graph.name!r} graph, e.g. {missing[:5]}; check the "
                          "symbols (normalize_symbols maps aliases), use a larger graph (union), or on_missing='empty'")
-    S = sp.diags((qi >= 0).astype(float)) @ graph.W[np.where(qi >= 0, qi, 0)][:, ti[ti >= 0]]
     cols = tcols[ti >= 0]
+    hit = np.flatnonzero(qi >= 0)  # queries the graph knows; the others keep an empty row (a graph may have no node at all)
+    R = sp.csr_matrix((np.ones(len(hit)), (hit, qi[hit])), shape=(len(queries), len(graph.genes)))
+    S = sp.csr_matrix(R @ graph.W[:, ti[ti >= 0]]) if len(graph.genes) else sp.csr_matrix((len(queries), len(cols)))
     self_hit = cols.get_indexer(qn)  # the query itself, if it is a training perturbation
     C = S.tocoo()
     keep = (C.data > 0) & (C.col != self_hit[C.row])
@@ -350,4 +352,22 @@ def gene_facts(genes:Sequence[str], # genes to describe (official symbols)
         parts += ([f"GO: {'; '.join(go_t[g])}"] if g in go_t else []) + ([f"complexes: {'; '.join(cx[g])}"] if g in cx else [])
         out[g] = ' | '.join(parts)
     return out
+
+
+# %% ../nbs/06_graphs.ipynb #b71d2e02
+@functools.lru_cache(maxsize=8)
+def _graph_over(genes:tuple, source:str, go_top) -> KGraph:
+    if source == 'string': return _string_cached(700).subgraph(_norm(genes))
+    if source == 'go': return go_graph(list(genes), top=go_top)
+    return corum_graph(list(genes)) if source == 'corum' else geneset_graph(genes=list(genes))
+
+def graphs_over(genes:Sequence[str], # every gene of a screen (perturbations and read-out genes)
+                sources:Sequence[str]=('string', 'go'), # which of GRAPH_SOURCES
+                go_top:int|None=20, # GEARS-style top-k of the GO graph
+               ) -> dict[str, KGraph]:
+    "The whole STRING / GO (/ CORUM, gene-set) graphs over a set of genes, each built once per gene set and cached."
+    bad = [s for s in sources if s not in GRAPH_SOURCES]
+    if bad: raise ValueError(f"unknown graph source(s) {bad}; use some of {list(GRAPH_SOURCES)}")
+    key = tuple(sorted(set(map(str, genes))))
+    return {s: _graph_over(key, s, go_top) for s in sources}
 

@@ -22,17 +22,18 @@ from .graphs import KGraph, NeighbourhoodUnion, kg_neighbours, kg_similarity, gr
 from .select import cell_line_text, run_requests
 
 # %% auto #0
-__all__ = ['PAPER_GRAPHS', 'EDIT_INSTRUCTIONS', 'EDIT_CHECKLIST', 'GRPO_RECIPE', 'QA_QUESTIONS', 'QA_FORMAT', 'QA_CONFIDENCE',
-           'QA_PROTOCOL', 'kg_params', 'perturbqa_lines', 'perturbqa_oracle', 'evaluate_perturbqa',
-           'perturbqa_bootstrap', 'paired_auroc_test', 'union_method', 'transfer_params', 'evaluate_signatures',
-           'ceiling_correction', 'simulated_deltas', 'evaluate_continuous', 'edit_schema', 'gene_context',
-           'edit_prompt', 'Edit', 'parse_edit', 'apply_edit', 'addition_pool', 'llm_edit_neighbourhoods',
-           'RewardConfig', 'format_reward', 'validity_reward', 'pearson_reward', 'edit_reward', 'grpo_config_kwargs',
-           'grpo_reward_config', 'grpo_reward_fn', 'grpo_dataset', 'grpo_questions', 'grpo_train', 'tiny_policy',
-           'dataset_name', 'pseudobulk_files', 'read_screen', 'read_split_file', 'screen_split', 'coexpression_graph',
-           'screen_graphs', 'table1_predictions', 'per_perturbation_scores', 'table1_summary', 'wilcoxon_signed_rank',
-           'table1_wilcoxon', 'table1', 'table1_task', 'table1_metrics', 'qa_schema', 'qa_context', 'qa_prompt',
-           'qa_score', 'qa_sample', 'llm_perturbqa']
+__all__ = ['PAPER_GRAPHS', 'KG_LLM_METHODS', 'EDIT_INSTRUCTIONS', 'EDIT_CHECKLIST', 'GRPO_RECIPE', 'BATCH_KEYS', 'QA_QUESTIONS',
+           'QA_FORMAT', 'QA_CONFIDENCE', 'QA_PROTOCOL', 'kg_params', 'perturbqa_lines', 'perturbqa_oracle',
+           'evaluate_perturbqa', 'perturbqa_bootstrap', 'paired_auroc_test', 'union_method', 'transfer_params',
+           'evaluate_signatures', 'ceiling_correction', 'simulated_deltas', 'evaluate_continuous', 'edit_schema',
+           'gene_context', 'edit_prompt', 'Edit', 'parse_edit', 'apply_edit', 'addition_pool',
+           'llm_edit_neighbourhoods', 'RewardConfig', 'format_reward', 'validity_reward', 'pearson_reward',
+           'edit_reward', 'grpo_config_kwargs', 'grpo_reward_config', 'grpo_reward_fn', 'grpo_dataset',
+           'grpo_questions', 'grpo_train', 'tiny_policy', 'dataset_name', 'pseudobulk_files', 'control_batches',
+           'read_screen', 'read_split_file', 'screen_split', 'coexpression_graph', 'screen_graphs',
+           'table1_predictions', 'per_perturbation_scores', 'table1_summary', 'wilcoxon_signed_rank', 'table1_wilcoxon',
+           'table1', 'table1_task', 'table1_metrics', 'qa_schema', 'qa_context', 'qa_prompt', 'qa_score', 'qa_sample',
+           'llm_perturbqa', 'qa_split_pairs', 'qa_leakage', 'check_qa_leakage']
 
 # %% ../nbs/22_kg_neighbours.ipynb #d4e5f6a7
 def kg_params():
@@ -44,7 +45,7 @@ def kg_params():
             "max_tokens": PosInt,
             "pseudobulk_file": NonEmptyStr | ListOf(NonEmptyStr) | None,
             "pb_graphs": ListOf(OneOf("string", "go", "corum", "genesets", "screen_coexp", "control_coexp")),
-            "split_file": NonEmptyStr | None, "test_fraction": Fraction, "pb_llm_n_test": NonNegInt | None,
+            "split_file": NonEmptyStr | None, "pb_controls": OneOf("paired", "global"), "qa_split": OneOf("rl", "official"), "test_fraction": Fraction, "pb_llm_n_test": NonNegInt | None,
             "ceiling": OneOf("sqrt_n", "spearman_brown"), "gears_epochs": NonNegInt, "gears_hidden": PosInt}
 
 # %% ../nbs/22_kg_neighbours.ipynb #5bb1b16b
@@ -167,6 +168,7 @@ def paired_auroc_test(draws:Mapping[str, np.ndarray], # from perturbqa_bootstrap
 
 # %% ../nbs/22_kg_neighbours.ipynb #002489d8
 PAPER_GRAPHS = ('string', 'go', 'screen_coexp', 'control_coexp')  # the graphs of a pseudobulk run (paper: STRING, GO + 2 screen graphs)
+KG_LLM_METHODS = ('kg_llm_edit', 'kg_llm_qa', 'kg_llm_qa+kg')  # the methods of this section that ask an LLM (written when it answers)
 
 def union_method(graph_names:Sequence[str]) -> str:
     "The method name of the union of these graphs, which lists them: 'kg_union_' + the graph names."
@@ -636,12 +638,28 @@ def pseudobulk_files(spec) -> list:
     if not out: raise ValueError("pseudobulk_file is empty; give a GEARS perturb_processed.h5ad, a list of them, or a folder")
     return out
 
+BATCH_KEYS = ('gem_group', 'gemgroup', 'gem', 'batch')  # obs columns that name a cell's batch (first found wins)
+
+def control_batches(obs:pd.DataFrame, # a screen's cells (obs index: cell barcodes)
+                   ) -> tuple: # (each cell's batch or None, where it comes from / why there is none)
+    "Each cell's batch for pairing controls: an obs column (gem_group, batch) or the '-N' gem-group suffix of 10x barcodes."
+    col = next((c for c in BATCH_KEYS if c in obs), None)
+    if col is not None: b, src = obs[col].astype(str).to_numpy(), f"obs['{col}']"
+    else:
+        m = pd.Series(obs.index.astype(str)).str.extract(r'-(\d+)$')[0]
+        if m.isna().any(): return None, "the file names no batch (no obs gem_group/batch column, no '-N' barcode suffixes)"
+        b, src = m.to_numpy(dtype=str), "the '-N' gem-group suffix of the cell barcodes"
+    if len(set(b)) < 2: return None, f"one batch only ({src})"
+    return b, src
+
 def read_screen(path, # a GEARS perturb_processed.h5ad (read, never written)
                 seed:int=0, # seed of the split of each perturbation's cells into halves
                 max_control_cells:int|None=2000, # control cells kept for the co-expression graph (a seeded sample)
-               ) -> dict: # deltas, half1, half2 (None without cells), controls, cell_line, n_cells
-    "A GEARS screen's single-gene pseudobulk deltas (mean − control mean), split-half deltas, and control cells."
+                controls:str='paired', # 'paired': minus the controls of the perturbation's own batches (§2.2); 'global': minus all controls
+               ) -> dict: # deltas, half1, half2 (None without cells), controls, cell_line, n_cells, control_pairing (a sentence)
+    "A GEARS screen's single-gene pseudobulk deltas (mean − paired or global control mean), split-half deltas, and control cells."
     from llm_perturb.data import read_gears, pseudobulk
+    if controls not in ('paired', 'global'): raise ValueError(f"controls={controls!r}; use 'paired' (§2.2) or 'global'")
     a = read_gears(path)
     a = a[~a.obs['perturbation'].astype(str).str.contains('+', regex=False).to_numpy()].copy()
     is_c = (a.obs['perturbation'] == 'control').to_numpy()
@@ -649,20 +667,35 @@ def read_screen(path, # a GEARS perturb_processed.h5ad (read, never written)
     dense = lambda M: np.asarray(M.toarray() if sp.issparse(M) else M, dtype=float)
     pb = pseudobulk(a, 'perturbation')
     means = pd.DataFrame(dense(pb.X), index=pb.obs['perturbation'].astype(str), columns=a.var_names)
-    ctrl = means.loc['control']
-    deltas = means.drop(index='control') - ctrl
+    glob, perts = means.loc['control'], means.index.drop('control')
+    batch, src = control_batches(a.obs) if controls == 'paired' else (None, 'asked for')
+    if batch is None:  # one control mean for every perturbation
+        C = pd.DataFrame(np.tile(glob.to_numpy(), (len(perts), 1)), index=perts, columns=a.var_names)
+        how = 'global: every perturbation minus the mean of all control cells' + ('' if controls == 'global' else f' (paired asked, but {src})')
+    else:  # each perturbation's controls: the control means of its batches, weighted by its cells per batch
+        a.obs['_batch'] = batch
+        cb = pseudobulk(a[is_c], '_batch')
+        Cb = pd.DataFrame(dense(cb.X), index=cb.obs['_batch'].astype(str), columns=a.var_names)
+        N = pd.crosstab(a.obs['perturbation'].astype(str).to_numpy()[~is_c], batch[~is_c]).reindex(perts).fillna(0)
+        lone = ~N.columns.isin(Cb.index)  # batches without a control cell: the global mean stands in, counted
+        Cfull = Cb.reindex(N.columns).fillna(glob)
+        C = pd.DataFrame((N.to_numpy() / N.to_numpy().sum(1, keepdims=True)) @ Cfull.to_numpy(), index=perts, columns=a.var_names)
+        n_lone = int(N.loc[:, lone].to_numpy().sum())
+        how = (f"paired (§2.2): each perturbation minus the mean of the control cells of its own batches, weighted by its cells "
+               f"per batch ({len(Cb)} batches from {src})" + (f"; {n_lone} cells sit in batches without controls (global mean for those)" if n_lone else ''))
+    deltas = means.loc[perts] - C
     counts = a.obs['perturbation'].astype(str).value_counts()
     rng = np.random.default_rng(seed)
-    out = dict(deltas=deltas, half1=None, half2=None, n_cells=counts.drop('control').reindex(deltas.index),
+    out = dict(deltas=deltas, half1=None, half2=None, n_cells=counts.drop('control').reindex(deltas.index), control_pairing=how,
                cell_line=str(a.obs['cell_line'].iloc[0]) if 'cell_line' in a.obs else '')
-    if (out['n_cells'] > 1).all():  # cells: two seeded halves per perturbation, both against the whole control mean
+    if (out['n_cells'] > 1).all():  # cells: two seeded halves per perturbation, both against the perturbation's controls
         p_ = a.obs['perturbation'].astype(str).to_numpy()
         order = rng.permutation(a.n_obs)
         half = np.empty(a.n_obs, int); half[order] = pd.Series(p_[order]).groupby(p_[order]).cumcount().to_numpy() % 2 + 1
         a.obs['half'] = half
         ph = pseudobulk(a[~is_c], ['perturbation', 'half'])
         H = pd.DataFrame(dense(ph.X), index=pd.MultiIndex.from_frame(ph.obs[['perturbation', 'half']].astype(str)), columns=a.var_names)
-        for h in (1, 2): out[f'half{h}'] = H.xs(str(h), level='half').reindex(deltas.index) - ctrl
+        for h in (1, 2): out[f'half{h}'] = H.xs(str(h), level='half').reindex(deltas.index) - C
     ci = np.flatnonzero(is_c)
     if max_control_cells and len(ci) > max_control_cells: ci = np.sort(rng.choice(ci, max_control_cells, replace=False))
     out['controls'] = pd.DataFrame(dense(a.X[ci]), columns=a.var_names)
@@ -688,8 +721,8 @@ def screen_split(perts:Sequence[str], # the screen's perturbations
                  split_file=None, # a user's split (read_split_file); None: a seeded random hold-out
                  test_fraction:float=0.2, # share of perturbations held out when there is no split file
                  seed:int=0,
-                ) -> tuple[list, list, str]: # (train, test, description)
-    "Training and test perturbations (unseen-perturbation task) and a sentence saying which split it is."
+                ) -> tuple[list, list, str]: # (train, test, the split's name: 'random 20 % hold-out, seed 0' or 'split file NAME')
+    "Training and test perturbations (unseen-perturbation task) and the split's name, as results rows record it."
     perts = list(dict.fromkeys(map(str, perts)))
     if split_file is None:
         if not 0 < test_fraction < 1: raise ValueError(f"test_fraction={test_fraction}; use a share in (0, 1)")
@@ -697,13 +730,12 @@ def screen_split(perts:Sequence[str], # the screen's perturbations
         n_te = max(2, int(round(test_fraction * len(perts))))
         test = sorted(order[:n_te].tolist())
         train = sorted(set(perts) - set(test))
-        how = f"random {test_fraction:.0%} of the {len(perts)} perturbations held out (seed {seed})"
+        how = f"random {round(100 * test_fraction, 2):g} % hold-out, seed {seed}"  # a results row's split: named as it is
     else:
         s = read_split_file(split_file)
         lab = dict(zip(s.perturbation, s.split))
         train, test = [p for p in perts if lab.get(p) == 'train'], [p for p in perts if lab.get(p) == 'test']
-        left = len(perts) - len(train) - len(test)
-        how = f"split file {Path(split_file).name}: {len(train)} train, {len(test)} test" + (f", {left} perturbations of the data not in it left out" if left else '')
+        how = f"split file {Path(split_file).name}"  # every test perturbation of the file that the data holds
     if len(train) < 1 or len(test) < 2: raise ValueError(f"the split has {len(train)} training and {len(test)} test perturbations; "
                                                          "it needs at least 1 and 2 (retrieval compares test perturbations)")
     return train, test, how
@@ -735,18 +767,18 @@ def coexpression_graph(M:pd.DataFrame, # samples × genes (training deltas or co
 
 def screen_graphs(screen:dict, # read_screen output
                   train:Sequence[str], # training perturbations
-                  graphs:Sequence[str]=PAPER_GRAPHS, # which graphs; string/go come from graphs_for, or from `base`
-                  base:Mapping|None=None, # prebuilt graphs by name (e.g. the run's STRING and GO): reused, not rebuilt
+                  graphs:Sequence[str]=PAPER_GRAPHS, # which graphs; string/go: the whole graphs over the screen's genes (graphs_over)
+                  base:Mapping|None=None, # prebuilt graphs by name, used as given (tests); None: built over the screen's genes
                   top:int=50, union:bool=True, verbose:bool=False,
                  ) -> dict:
-    "The graphs of a Table 1 run on one screen (screen graphs from its training data only) and their union."
-    from llm_perturb.graphs import graphs_for, GRAPH_SOURCES
+    "The graphs of a Table 1 run on one screen: STRING/GO over every gene of the screen, screen graphs from its training data only, their union."
+    from llm_perturb.graphs import graphs_over, GRAPH_SOURCES
     perts = list(screen['deltas'].index)
     bad = [g for g in graphs if g not in (*GRAPH_SOURCES, 'screen_coexp', 'control_coexp')]
     if bad: raise ValueError(f"unknown graph(s) {bad}; use some of {[*GRAPH_SOURCES, 'screen_coexp', 'control_coexp']}")
     base = dict(base or {})
     need = [g for g in graphs if g in GRAPH_SOURCES and g not in base]
-    if need: base.update(graphs_for(perts, sources=need, union=False, verbose=verbose))
+    if need: base.update(graphs_over([*perts, *screen['deltas'].columns], sources=need))  # built once per screen, cached
     tr = screen['deltas'].loc[list(train)]
     out = {}
     for g in graphs:
@@ -803,6 +835,9 @@ def wilcoxon_signed_rank(a, b) -> dict:
     from scipy import stats
     from llm_perturb.metrics import mean_sem
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ok = np.isfinite(a) & np.isfinite(b)  # a pair missing either score (e.g. GEARS could not embed the gene) leaves both sides
+    a, b = a[ok], b[ok]
+    if not len(a): return dict(statistic=np.nan, pvalue=np.nan, method='none (no pair with both scores)', mean=np.nan, sem=np.nan, n=0)
     d = snap(a - b)  # snapped: noise never makes a tie or a zero
     if not d.any(): return dict(statistic=0.0, pvalue=1.0, method='none (all differences 0)', **mean_sem(d))
     nz = np.abs(d[d != 0])
@@ -811,25 +846,29 @@ def wilcoxon_signed_rank(a, b) -> dict:
     return dict(statistic=float(r.statistic), pvalue=float(r.pvalue), method='exact' if exact else 'approx', **mean_sem(d))
 
 def table1_wilcoxon(scores:pd.DataFrame, metric:str='pearson_delta', methods:Sequence|None=None) -> pd.DataFrame:
-    "Pairwise Wilcoxon signed-rank tests (a − b) of one metric over the same test perturbations, as the paper's Table 1."
+    "Pairwise Wilcoxon signed-rank tests (a − b) of one metric on the shared set: the test perturbations every method scored."
     S = scores[metric]
     ms = [m for m in (methods or S.columns) if m in S]
+    S = S.loc[S[ms].notna().all(axis=1), ms]  # the shared set: a perturbation one method could not predict is left out of every test
     return pd.DataFrame([dict(metric=metric, a=a, b=b, **wilcoxon_signed_rank(S[a], S[b])) for i, a in enumerate(ms) for b in ms[i + 1:]])
 
 # %% ../nbs/22_kg_neighbours.ipynb #57b650bb
 def table1(path, # a GEARS perturb_processed.h5ad
-           graphs:Sequence[str]=PAPER_GRAPHS, base:Mapping|None=None, # graph names; prebuilt graphs to reuse
+           graphs:Sequence[str]=PAPER_GRAPHS, # graph names (STRING/GO: the whole graphs over the screen's genes, built once per screen)
            split_file=None, test_fraction:float=0.2, k:int=20, seed:int=0,
+           controls:str='paired', # deltas against each perturbation's paired controls (§2.2), or 'global' (one control mean)
            ceiling:str='sqrt_n', # the ceiling's correction (ceiling_correction); the other one is kept as ceiling@<other>
            llm_n_test:int|None=0, model:str|None=None, cache=None, budget=None, # the LLM edit step (0: skip; None: every test perturbation)
            gears_epochs:int=0, gears_hidden:int=64, # GEARS trained on the same split (16_gears; needs the gears extra); 0: not run
            verbose:bool=True, **llm_kw,
-          ) -> dict: # scores, summary, wilcoxon, split, sizes, edits, dataset, cell_line, n_test
+          ) -> dict: # scores, summary, wilcoxon, split, sizes, edits, dataset, cell_line, n_test, controls, graphs, n_unpredicted
     "KG paper Table 1 on one screen: graph neighbours, their union, the mean, the ceiling and LLM edits; Pearson delta and retrieval."
-    scr = read_screen(path, seed=seed)
+    scr = read_screen(path, seed=seed, controls=controls)
     D = scr['deltas']
+    if len(D) < 3: raise ValueError(f"{dataset_name(path)} holds {len(D)} single-gene perturbation(s); Table 1 needs at least 3 "
+                                    "(1 to train on, 2 to test: retrieval compares test perturbations)")
     train, test, how = screen_split(D.index, split_file, test_fraction, seed)
-    G = screen_graphs(scr, train, graphs, base=base)
+    G = screen_graphs(scr, train, graphs)
     U = union_method(graphs) if len(graphs) > 1 else f'kg_{graphs[0]}'
     preds, sizes = table1_predictions(D, train, test, G, k=k, seed=seed)
     if gears_epochs:  # GEARS on the same split; a test gene without GO terms gets no prediction (NaN, left out of its mean)
@@ -838,7 +877,10 @@ def table1(path, # a GEARS perturb_processed.h5ad
         preds['gears'] = gp.set_axis(D.columns, axis=1).reindex(list(test)).to_numpy()
     T = D.loc[test].to_numpy()
     scores = per_perturbation_scores(preds, T).set_axis(test)
-    if 'gears' in preds: scores.loc[np.isnan(preds['gears']).any(1), [('pearson_delta', 'gears'), ('retrieval', 'gears')]] = np.nan
+    unpred = {m: int(np.isnan(P).any(1).sum()) for m, P in preds.items() if np.isnan(P).any()}  # no prediction: left out, counted
+    for m, P in preds.items():
+        if m in unpred: scores.loc[np.isnan(P).any(1), [('pearson_delta', m), ('retrieval', m)]] = np.nan
+    if 'gears' in preds: unpred.setdefault('gears', 0)
     if scr['half1'] is not None:
         r = rowwise_pearson(scr['half1'].loc[test].to_numpy(), scr['half2'].loc[test].to_numpy())
         other = 'spearman_brown' if ceiling == 'sqrt_n' else 'sqrt_n'
@@ -862,8 +904,10 @@ def table1(path, # a GEARS perturb_processed.h5ad
     if ('pearson_delta', 'kg_llm_edit') in scores:
         s_ = scores.dropna(subset=[('pearson_delta', 'kg_llm_edit')])
         wx = pd.concat([wx] + [table1_wilcoxon(s_, met, ['kg_llm_edit', f'{U}@llm_subset']) for met in ('pearson_delta', 'retrieval')], ignore_index=True)
-    if verbose: print(f"{dataset_name(path)}: {len(D)} single-gene perturbations × {D.shape[1]} genes, {how}; graphs {list(G)}")
+    if verbose: print(f"{dataset_name(path)}: {len(D)} single-gene perturbations × {D.shape[1]} genes, {how}; graphs {list(G)}; "
+                      f"controls {scr['control_pairing'].split(':')[0]}" + (f"; not predicted: {unpred}" if unpred else ''))
     return dict(scores=scores, summary=summ, wilcoxon=wx, split=how, sizes=sizes, edits=edits, dataset=dataset_name(path),
+                controls=scr['control_pairing'], graphs=G, n_unpredicted=unpred,
                 cell_line=scr['cell_line'].lower(), n_test=len(test), n_llm=int(scores.get(('pearson_delta', 'kg_llm_edit'), pd.Series(dtype=float)).notna().sum()),
                 union=U, fallback={m: float((sizes[m] == 0).mean()) for m in sizes})
 
@@ -880,10 +924,11 @@ def table1_metrics(res:dict) -> tuple[dict, dict]: # (flat metrics, task -> row 
         m[f"{t}/{meth}/{r.metric}"], m[f"{t}/{meth}/{r.metric}_ci_low"], m[f"{t}/{meth}/{r.metric}_ci_high"] = r.mean, r.ci_low, r.ci_high
         m[f"{t}/{meth}/{r.metric}_sem"] = r.sem
     for meth, v in res['fallback'].items(): m[f"{task}/{meth}/fallback_share"] = v
+    for meth, v in res.get('n_unpredicted', {}).items(): m[f"{task}/{meth}/n_unpredicted"] = float(v)  # left out of its mean and of every paired test
     e = res['edits']
     if len(e):  # a failed answer keeps the KG set (counted, as on PerturbQA)
         m[f"{task}_llm{len(e)}/kg_llm_edit/failure_rate"] = float(1 - e.ok.mean())
-    cols = dict(dataset=res['dataset'], data='real', cell_line=res['cell_line'], split='full test', n=res['n_test'])
+    cols = dict(dataset=res['dataset'], data='real', cell_line=res['cell_line'], split=res['split'], n=res['n_test'])  # the split as it is
     rows = {task: cols}
     if len(e): rows[f"{task}_llm{len(e)}"] = dict(cols, split=f"test subset ({len(e)} perturbations: LLM-edited)", n=len(e))
     return m, rows
@@ -898,7 +943,7 @@ QA_FORMAT = ('Reason briefly, then answer with one JSON object: {"reasoning": ".
              '"confidence": "low", "medium" or "high"}.')
 QA_CONFIDENCE = {'low': 0.6, 'medium': 0.75, 'high': 0.9}  # probability of the answer given; the score is P(yes)
 QA_PROTOCOL = ("simplified SUMMER context (the neighbours' measured outcomes, no LLM summary); confidence mapping low/medium/high "
-               "-> 0.6/0.75/0.9 is ours; PerturbQA's official split")  # how §6.3 is run here, said in every result
+               "-> 0.6/0.75/0.9 is ours")  # how §6.3 is run here, said in every result (with the split: qa_split_pairs)
 
 def qa_schema(reasoning_chars:int|None=300) -> dict:
     "JSON schema of a PerturbQA answer: reasoning, yes/no, confidence."
@@ -967,3 +1012,27 @@ def llm_perturbqa(pairs:pd.DataFrame, # test pairs: pert, gene
     parse = lambda r, row: dict(score=qa_score(r.parsed if r.parsed is not None else r.text) if r.text is not None else np.nan)
     sel = run_requests(req, parse, cache, budget, limit, max_tokens=max_tokens, **kw) if len(req) else req.assign(score=[], status=[])
     return sel[['pert', 'gene', 'score', 'status']].set_index(pairs.index)
+
+# %% ../nbs/22_kg_neighbours.ipynb #e7f8a9b0
+def qa_split_pairs(pairs:pd.DataFrame, # one line's PerturbQA pairs: pert, gene, label, split (official)
+                   split:str='rl', # 'rl': the RL (Table 1) split of the perturbations, as the paper; 'official': PerturbQA's
+                   rl_train:Sequence[str]=(), rl_test:Sequence[str]=(), # the RL split's perturbations (screen_split); 'rl' only
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]: # (training pairs: the evidence, test pairs: the questions)
+    "PerturbQA pairs split for §6.3: by the RL split's perturbations (pairs of other perturbations left out), or by PerturbQA's own split."
+    if split == 'official': return pairs[pairs.split == 'train'], pairs[pairs.split == 'test']
+    if split != 'rl': raise ValueError(f"split={split!r}; use 'rl' (the paper's: the policy's train/test split) or 'official' (PerturbQA's)")
+    if not len(rl_test): raise ValueError("the RL split has no test perturbation; give rl_train and rl_test (screen_split of the line's perturbations)")
+    return pairs[pairs.pert.isin(set(rl_train))], pairs[pairs.pert.isin(set(rl_test))]
+
+def qa_leakage(test_pairs:pd.DataFrame, # QA test pairs (pert, gene)
+               policy_train:Sequence[str], # the training perturbations of the policy (its GRPO question set's queries)
+              ) -> list[str]: # the leaked perturbations, sorted
+    "Test perturbations of the QA pairs that the policy was trained on (it has seen their knowledge graphs)."
+    return sorted(set(test_pairs.pert) & set(map(str, policy_train)))
+
+def check_qa_leakage(test_pairs:pd.DataFrame, policy_train:Sequence[str]) -> None:
+    "Raise when a training perturbation of the policy is among the QA test pairs (§6.3 keeps the RL split for this reason)."
+    leaked = qa_leakage(test_pairs, policy_train)
+    if leaked: raise ValueError(f"{len(leaked)} QA test perturbation(s) were training perturbations of the policy, e.g. {leaked[:5]}: "
+                                "it has seen their knowledge graphs. Ask on the policy's own split (qa_split='rl' with its split_file)")
+
