@@ -43,12 +43,15 @@ def parse_value(text:str) -> object:
     return v
 
 def parse_params(pairs, # [[NAME, VALUE], ...] as argparse collects `-p NAME VALUE`
+                 scoped:bool=False, # also take SECTION.NAME (reproduce: the parameter of that section only)
                 ) -> dict:
     "The `-p NAME VALUE` pairs as a dict of parsed values."
     out = {}
     for name, text in pairs or []:
-        if not name.isidentifier():
-            raise CLIError(f"parameter name {name!r} is not a Python identifier; write -p NAME VALUE, e.g. -p seed 3")
+        parts = name.split(".", 1) if scoped else [name]
+        if not all(p.isidentifier() for p in parts):
+            raise CLIError(f"parameter name {name!r} is not a Python identifier; write -p NAME VALUE, e.g. -p seed 3"
+                           + (" (or -p SECTION.NAME VALUE, e.g. -p kernel.n_compounds 2)" if scoped else ""))
         out[name] = parse_value(text)
     return out
 
@@ -82,7 +85,7 @@ def prepare(section:str, # a section name, stem, or notebook path
     "(section, notebook, checked parameters) for a run, or a `CLIError`."
     path = Path(section)
     name, nb = resolve_section(section, path.parent if section.endswith(".ipynb") and path.is_file() else find_nbs(nbs))
-    params = {**(load_preset(preset, name) if preset else {}), **(params or {})}
+    params = {**(load_preset(preset, name, given=params) if preset else {}), **(params or {})}
     if model is not None: params["model"] = model
     check_params(params, notebook_parameters(nb), nb.name)
     return name, nb, params
@@ -106,7 +109,8 @@ def cmd_sweep(a) -> int:
     "`llm-perturb sweep`"
     grid, fixed = load_grid(a.grid), parse_params(a.param) | ({"model": a.model} if a.model is not None else {})
     name, nb, _ = prepare(a.section, a.nbs, {**fixed, **{k: v[0] for k, v in grid.items()}}, preset=a.preset)
-    fixed = {**(load_preset(a.preset, name) if a.preset else {}), **fixed, **llm_options(a, notebook_parameters(nb), nb.name)}
+    fixed = {**(load_preset(a.preset, name, given={**fixed, **{k: v[0] for k, v in grid.items()}}) if a.preset else {}), **fixed,
+             **llm_options(a, notebook_parameters(nb), nb.name)}
     out = Path(a.out) if a.out else new_run_dir(f"sweep-{name}", a.runs)
     where = f"Dask scheduler {a.scheduler}" if a.scheduler else f"a Dask LocalCluster of {a.workers}" if a.dask else f"{a.workers} kernels at once"
     print(f"sweep {name}: {len(expand_grid(grid))} notebooks on {where} into {out}", flush=True)
@@ -128,7 +132,8 @@ def cmd_reproduce(a) -> int:
     target = Path(a.resume or a.out or new_run_dir("reproduce", a.runs))
     print(f"reproducing {', '.join(a.sections or default_sections(nbs))} into {target}", flush=True)
     recs = reproduce(target, nbs, a.sections, a.model, a.router, resume=bool(a.resume), skip_flags=a.skip_flags,
-                     progress=not a.quiet, llm=llm_options(a, dict.fromkeys(LLM_OPTIONS), "reproduce"))
+                     progress=not a.quiet, llm=llm_options(a, dict.fromkeys(LLM_OPTIONS), "reproduce"), preset=a.preset,
+                     params=parse_params(a.param, scoped=True))
     for r in recs: print(f"  {r['section']:18s} {r['status']:8s} {r.get('wall_s') or 0:8.1f} s  {r.get('error') or ''}")
     if a.dry_run: _plan([target / r["section"] for r in recs])
     else:
@@ -308,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--dask", action="store_true", help="run the tasks on a Dask LocalCluster of --workers processes")
     g.add_argument("--scheduler", metavar="ADDRESS", help="run the tasks on the Dask cluster at ADDRESS")
     p.add_argument("--out", metavar="DIR", help="output folder (default: runs/<ts>-sweep-<section>)"); _execution(p, grid=True)
-    p = add("reproduce", "every section with its default parameters, one results.csv, then the report")
+    p = add("reproduce", "every section with its default parameters (or --preset NAME; -p sets a parameter in every section that has it), one results.csv, then the report")
     p.add_argument("--sections", nargs="+", metavar="SECTION", help="only these sections (default: all, in order)")
     p.add_argument("--out", metavar="DIR", help="output folder (default: runs/<ts>-reproduce)")
     p.add_argument("--resume", metavar="DIR", help="continue the reproduce in DIR, skipping finished sections"); _execution(p)

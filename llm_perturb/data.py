@@ -868,9 +868,10 @@ def _read_toptable(path:Path)->pd.DataFrame:
     return df.rename(columns={gcol: 'gene'})
 
 def read_limma(path_or_dir, # a folder of topTable files (.csv/.tsv/.txt, optionally .gz), one file, or one long table
-               join:str='inner' # 'inner': genes in every contrast; 'outer': all genes (NaN where missing)
+               join:str='outer' # 'outer': the union of genes (NaN where a topTable lacks one); 'inner': genes in every contrast
               )->ad.AnnData:
     "limma topTable output(s) -> AnnData contrasts x genes, X = layers['lfc'], layers 'fdr' (+ 't', 'pvalue')"
+    if join not in ('outer', 'inner'): raise ValueError(f"join={join!r}; use 'outer' (the union of genes, NaN where missing) or 'inner'")
     p = Path(path_or_dir)
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if re.search(r'\.(csv|tsv|txt)(\.gz)?$', f.name) and f.name not in LIMMA_SAMPLES)
@@ -935,7 +936,7 @@ def _limma_samples(path:Path, contrasts)->pd.DataFrame:
     return pd.DataFrame(parts, index=list(contrasts), columns=['perturbation', 'replicate'])
 
 def read_de_profiles(path, # an .h5ad (layers lfc, fdr; obs perturbation, replicate) or a folder of limma topTables
-                     join:str='inner', # limma folder: 'inner' keeps genes tested in every sample, 'outer' all (NaN elsewhere)
+                     join:str='outer', # limma folder: 'outer' keeps every gene (NaN where a sample's topTable lacks it), 'inner' those of every sample
                     )->ad.AnnData:
     "A user's DE profiles as the kernel sections' samples: X = layers['lfc'], layers 'fdr', obs compound and replicate rank"
     p = Path(path)

@@ -4,29 +4,35 @@
 
 # %% ../nbs/01a_datasets.ipynb #94b0a584
 from __future__ import annotations
-import functools, re, zipfile
+import functools, os, re, zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np, pandas as pd
 import anndata as ad
 from .paths import repo_root, checkout_file, in_installed_copy
-from .data import data_dir, file_sha256, gears_perturbation, read_limma, fetch
+from .data import data_dir, file_sha256, gears_perturbation, read_limma, read_de_profiles, fetch
 
 # %% auto #0
-__all__ = ['TABLE_FILE', 'TABLE_COLUMNS', 'COUNTS', 'KINDS', 'PAPER_ALIASES', 'paper_datasets', 'measure', 'DatasetId',
-           'identify', 'is_published_data', 'identify_file', 'perturbqa_dataset', 'paper_rows', 'paper_file',
-           'fetch_paper', 'check_paper_files']
+__all__ = ['TABLE_FILE', 'TABLE_COLUMNS', 'COUNTS', 'TABLE_ENV', 'KINDS', 'PAPER_ALIASES', 'table_path', 'paper_datasets',
+           'measure', 'DatasetId', 'identify', 'is_published_data', 'identify_file', 'perturbqa_dataset', 'paper_rows',
+           'paper_file', 'fetch_paper', 'check_paper_files']
 
 # %% ../nbs/01a_datasets.ipynb #b3ff3428
 TABLE_FILE = 'data/paper_datasets.tsv'
 TABLE_COLUMNS = ['name', 'papers', 'role', 'kind', 'cell_line', 'file', 'url', 'url_kind', 'licence', 'n_perturbations', 'n_genes',
-                 'n_cells', 'n_samples', 'n_rows', 'perturbations', 'sha256', 'bytes', 'published_as', 'values_from', 'unverified', 'note']
+                 'n_cells', 'n_samples', 'n_rows', 'perturbations', 'dose_um', 'sha256', 'bytes', 'published_as', 'values_from', 'unverified', 'note']
 COUNTS = ('n_perturbations', 'n_genes', 'n_cells', 'n_samples', 'n_rows')
+TABLE_ENV = 'LLM_PERTURB_PAPER_DATASETS'  # tests only: another table in place of the checkout's (never a user option)
 
-def paper_datasets(path=None # a TSV with TABLE_COLUMNS; default: the checkout's data/paper_datasets.tsv (or the wheel's copy)
+def table_path()->Path|None:
+    "Where the papers' data sets table is read from: $LLM_PERTURB_PAPER_DATASETS (tests), else the checkout's (or wheel's) copy"
+    env = os.environ.get(TABLE_ENV)
+    return Path(env) if env else checkout_file(TABLE_FILE)
+
+def paper_datasets(path=None # a TSV with TABLE_COLUMNS; default: `table_path()`
                   )->pd.DataFrame:
     "The table of the papers' data sets: one row per data set (or distributed file), counts as nullable integers"
-    p = Path(path) if path is not None else checkout_file(TABLE_FILE)
+    p = Path(path) if path is not None else table_path()
     if p is None or not p.is_file(): raise FileNotFoundError(f"no table of the papers' data sets at {p or TABLE_FILE}; "
                                                              "reinstall llm_perturb or pass the path of a paper_datasets.tsv")
     return _read_table(str(p.resolve()), p.stat().st_mtime_ns).copy()
@@ -39,6 +45,7 @@ def _read_table(p:str, mtime:int)->pd.DataFrame:
     if missing: raise ValueError(f"{p}: columns {missing} missing; the table needs {TABLE_COLUMNS}")
     if t.name.duplicated().any(): raise ValueError(f"{p}: data set names occur twice: {t.name[t.name.duplicated()].tolist()}")
     for c in COUNTS + ('bytes',): t[c] = pd.to_numeric(t[c].replace('', None)).astype('Int64')
+    t['dose_um'] = pd.to_numeric(t['dose_um'].replace('', None)).astype('Float64')
     return t[TABLE_COLUMNS]
 
 # %% ../nbs/01a_datasets.ipynb #1da47556
@@ -68,6 +75,23 @@ def _guess_kind(x)->str:
     if {'drugname_drugconc', 'drug', 'drugname'} & set(obs.columns): return 'tahoe'
     return 'singlecell'
 
+_UNITS = {'um': 1.0, 'µm': 1.0, 'nm': 1e-3, 'mm': 1e3}
+
+def _dose_um(obs:pd.DataFrame)->float|None:
+    "The one dose (µM) of every sample, from obs 'dose' (unit: obs 'dose_unit', else µM); None when absent, mixed or unreadable"
+    col = next((c for c in ('dose', 'treatment_dose', 'dose_um') if c in obs), None)
+    if col is None: return None
+    d = pd.to_numeric(obs[col], errors='coerce')
+    ucol = next((c for c in ('dose_unit', 'treatment_dose_unit') if c in obs), None)
+    if ucol is not None: d = d * obs[ucol].astype(str).str.strip().str.lower().map(_UNITS)
+    u = d.round(6).unique()
+    return float(u[0]) if len(u) == 1 and np.isfinite(u[0]) else None
+
+def _read_limma_design(path)->ad.AnnData:
+    "A limma folder's samples as `read_de_profiles` reads them (perturbation, replicate, dose from samples.tsv or the file names); else one sample per contrast"
+    try: return read_de_profiles(path)
+    except ValueError: return read_limma(path)  # names that say no design: the contrasts are all it has
+
 def _read_h5ad_obs(x)->ad.AnnData:
     "An AnnData as is, or a file opened backed (its X is never loaded)"
     return x if isinstance(x, ad.AnnData) else ad.read_h5ad(x, backed='r')
@@ -85,7 +109,7 @@ def measure(x, # a file, a folder of limma topTables, or an AnnData
     if kind == 'gct':
         with open(x) as f: f.readline(); dims = f.readline().split('\t')
         return m | dict(n_genes=int(dims[0]), n_samples=int(dims[1]))
-    if kind == 'de' and not isinstance(x, ad.AnnData) and not str(x).endswith('.h5ad'): a = read_limma(x)
+    if kind == 'de' and not isinstance(x, ad.AnnData) and not str(x).endswith('.h5ad'): a = _read_limma_design(x)
     else: a = _read_h5ad_obs(x)
     try:
         obs = a.obs
@@ -96,7 +120,9 @@ def measure(x, # a file, a folder of limma topTables, or an AnnData
             return m | dict(n_cells=a.n_obs, n_perturbations=int(perts[perts != 'control'].nunique()))
         if kind == 'de':
             perts = obs['perturbation'].astype(str) if 'perturbation' in obs else pd.Series(a.obs_names.astype(str))
-            return m | dict(n_samples=a.n_obs, n_perturbations=perts.nunique(), perturbations=sorted(perts.unique()))
+            per = perts.value_counts()
+            return m | dict(n_samples=a.n_obs, n_perturbations=perts.nunique(), perturbations=sorted(perts.unique()),
+                            replicates=int(per.iloc[0]) if per.nunique() == 1 else None, dose_um=_dose_um(obs))
         if kind == 'tahoe':
             col = next(c for c in ('drug', 'drugname', 'compound', 'perturbation', 'drugname_drugconc') if c in obs)
             return m | dict(n_samples=a.n_obs, n_perturbations=obs[col].nunique())
@@ -117,6 +143,14 @@ def _compare(m:dict, row)->tuple[bool|None, dict]:
     if row['perturbations'] and m.get('perturbations') is not None:
         mine, theirs = {p.lower() for p in m['perturbations']}, {p.lower() for p in row['perturbations'].split(';')}
         seen['perturbations'] = (f"{len(mine & theirs)} of {len(theirs)} names", 'all') if mine != theirs else ('all', 'all')
+    if pd.notna(row['n_samples']) and pd.notna(row['n_perturbations']) and 'replicates' in m:  # the design: replicates per perturbation
+        want = int(row['n_samples']) / int(row['n_perturbations'])
+        seen['replicates'] = (m['replicates'] if m['replicates'] is not None else 'unbalanced', int(want) if want == int(want) else want)
+    if pd.notna(row['dose_um']):  # a data set known by its dose: the file must record it, and the same
+        d = m.get('dose_um')
+        seen['dose_um'] = ('not recorded' if d is None else d, float(row['dose_um']))
+        if d is not None and abs(d - row['dose_um']) <= 0.01 * row['dose_um']: seen['dose_um'] = (float(row['dose_um']),) * 2
+        elif d is None and not any(a != b for a, b in seen.values() if a != 'not recorded'): return None, seen
     if any(a != b for a, b in seen.values()): return False, seen
     counts = [c for c in seen if c in COUNTS]
     return (True if len(seen) >= 2 and counts else None), seen
@@ -176,7 +210,7 @@ def is_published_data(dataset:str, # a results row's `dataset` (written by `iden
                       table=None)->bool:
     "Whether `dataset` is the paper data set that `published` names: a 'paper data' row of the table whose `published_as` lists it"
     if not isinstance(table, pd.DataFrame):
-        p = Path(table) if table is not None else checkout_file(TABLE_FILE)
+        p = Path(table) if table is not None else table_path()
         return str(published) in _published_map(str(p.resolve()), p.stat().st_mtime_ns).get(str(dataset), ())
     row = table[table.name.eq(str(dataset)) & table.role.eq('paper data')]
     return len(row) == 1 and str(published) in row.published_as.iloc[0].split('|')
@@ -189,12 +223,12 @@ def _published_map(p:str, mtime:int)->dict:
 
 # %% ../nbs/01a_datasets.ipynb #22efede8
 @functools.lru_cache(maxsize=64)
-def _identify_file(path:str, mtime:int, kind:str)->DatasetId: return identify(path, kind)
+def _identify_file(path:str, mtime:int, kind:str, table:str, table_mtime:int)->DatasetId: return identify(path, kind, table=table)
 
 def identify_file(path, kind:str='auto')->DatasetId:
-    "`identify` of a file, computed once per file version (path and modification time): a run hashes each file once"
-    p = Path(path)
-    return _identify_file(str(p.resolve()), p.stat().st_mtime_ns, kind)
+    "`identify` of a file, computed once per file version and table version (path and modification time): a run hashes each file once"
+    p, t = Path(path), table_path()
+    return _identify_file(str(p.resolve()), p.stat().st_mtime_ns, kind, str(t), t.stat().st_mtime_ns if t is not None and t.is_file() else 0)
 
 def perturbqa_dataset(cell_line:str, # a PerturbQA line with label files, e.g. 'k562'
                       task:str='de', # 'de' or 'dir'

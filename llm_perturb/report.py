@@ -17,13 +17,14 @@ from .datasets import is_published_data, paper_datasets
 # %% auto #0
 __all__ = ['METRIC_ALIASES', 'PAPER_COLUMNS', 'PAPERS', 'VERDICTS', 'CLAIM_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB',
            'REPORT_TAGS', 'ReportError', 'read_table', 'collect_runs', 'example_runs', 'default_paper_path',
-           'paper_numbers', 'is_full_test', 'task_matches', 'is_oracle', 'exclusion', 'published_size', 'model_label',
-           'fmt_ci', 'published_groups', 'link', 'published_comparison', 'not_compared', 'best_published',
-           'parse_check', 'evaluate_check', 'findings', 'paper_name', 'same_data', 'data_words', 'is_tiny', 'blockers',
-           'value_verdict', 'claims', 'figure_data', 'paper_figure', 'overview', 'results_table', 'figure_html',
-           'table_html', 'claims_summary', 'claims_html', 'details_html', 'slug', 'png_small', 'img_html',
-           'overview_html', 'paper_html', 'run_numbers', 'run_html', 'header_html', 'report_notebook_path',
-           'report_template', 'to_html', 'write_report', 'print_table', 'plan_table', 'weights_notes', 'print_plan']
+           'paper_numbers', 'is_full_test', 'task_matches', 'is_oracle', 'simulated_published', 'exclusion',
+           'published_size', 'model_label', 'fmt_ci', 'published_groups', 'link', 'published_comparison',
+           'not_compared', 'best_published', 'parse_check', 'evaluate_check', 'findings', 'paper_name', 'same_data',
+           'data_words', 'is_tiny', 'blockers', 'value_verdict', 'claims', 'figure_data', 'paper_figure', 'overview',
+           'results_table', 'figure_html', 'table_html', 'claims_summary', 'claims_html', 'details_html', 'slug',
+           'png_small', 'img_html', 'overview_html', 'paper_html', 'run_numbers', 'run_html', 'header_html',
+           'report_notebook_path', 'report_template', 'to_html', 'write_report', 'print_table', 'plan_table',
+           'weights_notes', 'print_plan']
 
 # %% ../nbs/99_report.ipynb #382d980d
 class ReportError(ValueError):
@@ -172,11 +173,11 @@ def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: `default_paper
 
 # %% ../nbs/99_report.ipynb #5789215b
 def is_full_test(split:str) -> bool:
-    "Whether a results row's `split` names the full test set ('full test', a k-fold CV: '5-fold CV', '8-fold CV by cell line', or every test pair of a split file: 'split file NAME')."
+    "Whether a results row's `split` names the full test set ('full test', a k-fold CV: '5-fold CV', '8-fold CV by cell line', every test pair of a split file: 'split file NAME', or every sample of a file with no held-out set: 'all 42 samples')."
     raw = str(split).strip().lower()
     s = re.sub(r"[\s_\-]+", " ", raw)
     return (s in ("full test", "full test set") or re.fullmatch(r"\d+ fold cv( by [a-z ]+)?", s) is not None
-            or re.fullmatch(r"split file [^,]+", raw) is not None)
+            or re.fullmatch(r"split file [^,]+", raw) is not None or re.fullmatch(r"all \d+ samples", s) is not None)
 
 def task_matches(task:str, # our task name, e.g. 'tahoe_unseen_drug' or 'perturbqa_de_k562'
                  paper_task:str, # a published row's task ('' = any task of the section)
@@ -188,12 +189,18 @@ def is_oracle(method:str) -> bool:
     "Whether a method sees the test truth: the project's method names `oracle_*` (DESIGN.md), variants included."
     return str(method).split("@")[0].startswith("oracle")
 
+def simulated_published(dataset:str) -> bool:
+    "Whether a published number was itself measured on simulated data (its data set says so: the LLM Kernel's simulated batch effects)."
+    return "simulated" in str(dataset).lower()
+
 def exclusion(row, # a results row (section, method, data, split, n, ...)
               paper_n:float=float("nan"), # the published test-set size, NaN where the paper gives none
+              simulated_ok:bool=False, # the published number is on simulated data too (`simulated_published`): simulated rows may stand beside it
              ) -> str:
     "Why `row` may not stand beside a published full-test-set number ('' when it may)."
     why = []
-    if row["data"] != "real": why.append("simulated data" if row["data"] == "simulated" else "data kind not recorded")
+    if row["data"] != "real" and not (simulated_ok and row["data"] == "simulated"):
+        why.append("simulated data" if row["data"] == "simulated" else "data kind not recorded")
     if is_oracle(row["method"]): why.append("oracle: it sees the test truth")
     if not is_full_test(row["split"]): why.append(f"split '{row['split']}' is not the full test set" if row["split"] else "split not recorded")
     if pd.notna(paper_n) and not (pd.notna(row["n"]) and row["n"] >= paper_n):
@@ -246,7 +253,8 @@ def link(results:pd.DataFrame, # from `collect_runs`
     m = results.reset_index(names="row").merge(keys, on=["section", "metric", "method"])
     m = m[np.array([task_matches(t, p) for t, p in zip(m.task, m.p_task)], dtype=bool) & (m.p_cell_line.eq("") | m.p_cell_line.eq(m.cell_line))]
     by_group = dict(list(num.groupby("group")))
-    m = m.assign(reason=[exclusion(r, published_size(by_group[r["group"]], r["method"])) for r in m.to_dict("records")])
+    m = m.assign(reason=[exclusion(r, published_size(by_group[r["group"]], r["method"]), simulated_published(by_group[r["group"]].dataset.iloc[0]))
+                         for r in m.to_dict("records")])
     return m[["row", "group", "reason"]].drop_duplicates(ignore_index=True)
 
 # %% ../nbs/99_report.ipynb #6021b754
@@ -405,9 +413,10 @@ def blockers(r, # one of our results rows
              p, # the published row
             ) -> list[str]:
     "Why our row `r` cannot give a verdict on the published number `p` (empty when it can)."
-    why = [w for w in exclusion(r, np.nan if p.get("n_counts") == "repeats" else p["n"]).split("; ") if w]
+    sim = simulated_published(p["dataset"])
+    why = [w for w in exclusion(r, np.nan if p.get("n_counts") == "repeats" else p["n"], sim).split("; ") if w]
     if is_tiny(r["model"], r["uses_llm"]): why.append("needs a capable LLM: this is the embedded tiny model")
-    if r["data"] == "real" and not same_data(r["dataset"], p["dataset"]):
+    if (r["data"] == "real" or sim and r["data"] == "simulated") and not same_data(r["dataset"], p["dataset"]):
         why.append(f"{data_words(r['dataset'])} ({r['dataset']}) stands in for the paper's ({p['dataset']}): it compares methods, not numbers")
     return why
 
@@ -461,10 +470,11 @@ def _number_claim(results:pd.DataFrame, p) -> dict:
                 why=verdicts[show][1] + (f"; reproduced in {n_rep} of {len(ok)} runs" if len(ok) > 1 else ""))
 
 # %% ../nbs/99_report.ipynb #45abbcf8
-def _group_blockers(d:pd.DataFrame) -> list[str]:
+def _group_blockers(d:pd.DataFrame, simulated_ok:bool=False) -> list[str]:
     "Why a group of our rows (one run, task, data, line, split, seed) cannot give a verdict on a stated ordering."
     r, why = d.iloc[0], []
-    if r["data"] != "real": why.append("simulated data" if r["data"] == "simulated" else "data kind not recorded")
+    if r["data"] != "real" and not (simulated_ok and r["data"] == "simulated"):
+        why.append("simulated data" if r["data"] == "simulated" else "data kind not recorded")
     if not is_full_test(r["split"]): why.append(f"split '{r['split']}' is not the full test set" if r["split"] else "split not recorded")
     if any(is_tiny(m, u) for m, u in zip(d.model, d.uses_llm)): why.append("needs a capable LLM: the LLM rows are the embedded tiny model's")
     return why
@@ -484,9 +494,11 @@ def _finding_claim(results:pd.DataFrame, p) -> dict:
         if d.empty: continue
         verdict, detail = evaluate_check(dict(zip(d.method, d.value)), p["check"])
         where = f"{g[1]}, {g[3]} data" + (f", n={d.n.max():g}" if d.n.notna().any() else "")
-        if g[3] == "real" and not same_data(g[2], p["dataset"]): detail += f" (on {data_words(g[2])} {g[2]}, standing in for the paper's data)"
+        sim = simulated_published(p["dataset"])
+        if (g[3] == "real" or sim and g[3] == "simulated") and not same_data(g[2], p["dataset"]):
+            detail += f" (on {data_words(g[2])} {g[2]}, standing in for the paper's data)"
         text = "; ".join(f"{m} {fmt_ci(v, l, h)}" for m, v, l, h in zip(d.method, d.value, d.ci_low, d.ci_high)) + f" ({where})"
-        why = _group_blockers(d)
+        why = _group_blockers(d, sim)
         (blocked if why else tested).append(dict(verdict=verdict, detail=detail, text=text, why=why, n=len(d)))
     if not tested and not blocked: return dict(ours="", verdict="not testable here", why=f"no run here measures {', '.join(sorted(named))}")
     if not tested:

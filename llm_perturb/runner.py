@@ -18,8 +18,9 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['NBS_ENV', 'CLONE', 'REPRODUCE_BELOW', 'CLIError', 'find_nbs', 'sections', 'resolve_section', 'notebook_parameters',
            'check_params', 'skip_cells', 'seed_cache', 'execute', 'toy_notebooks', 'runs_root', 'new_run_dir',
-           'load_preset', 'load_grid', 'expand_grid', 'run_tasks', 'sweep_summary', 'sweep', 'usage_line',
-           'default_sections', 'section_done', 'reproduce', 'installed_copy', 'checkout_file', 'in_installed_copy']
+           'preset_path', 'load_preset', 'load_grid', 'expand_grid', 'run_tasks', 'sweep_summary', 'sweep',
+           'usage_line', 'default_sections', 'section_done', 'reproduce', 'installed_copy', 'checkout_file',
+           'in_installed_copy']
 
 # %% ../nbs/09_runner.ipynb #ccd2d7fd
 class CLIError(Exception):
@@ -224,19 +225,30 @@ def new_run_dir(label:str, # e.g. the section name, 'reproduce', 'sweep-kernel'
         except FileExistsError: continue
 
 # %% ../nbs/09_runner.ipynb #d5fcdfb1
+def preset_path(preset:str, section:str) -> Path:
+    "Where preset `preset` of `section` lives: llm_perturb/presets/<preset>/<section>.yaml (it may not exist)."
+    import llm_perturb
+    return Path(llm_perturb.__file__).resolve().parent / "presets" / preset / f"{section}.yaml"
+
 def load_preset(preset:str, # a preset name, e.g. 'paper'
                 section:str, # the section
+                given:dict|None=None, # the parameters set beside it (-p): a `when:` block applies when its parameter is set there
                ) -> dict:
-    "The parameter values of `preset` for `section` (llm_perturb/presets/<preset>/<section>.yaml)."
-    import llm_perturb
-    root = Path(llm_perturb.__file__).resolve().parent / "presets"
-    p = root / preset / f"{section}.yaml"
+    "The parameter values of `preset` for `section` (llm_perturb/presets/<preset>/<section>.yaml), its `when:` blocks applied."
+    p = preset_path(preset, section)
     if not p.is_file():
-        have = sorted(f"{q.parent.name}/{q.stem}" for q in root.glob("*/*.yaml"))
+        have = sorted(f"{q.parent.name}/{q.stem}" for q in p.parent.parent.glob("*/*.yaml"))
         raise CLIError(f"no preset {preset!r} for section {section!r}; presets available: {', '.join(have) or 'none'}")
     values = yaml.safe_load(p.read_text()) or {}
     if not isinstance(values, dict): raise CLIError(f"preset {p} must be a YAML mapping of parameter -> value")
+    when = values.pop("when", None) or {}
+    if not isinstance(when, dict) or not all(isinstance(v, dict) for v in when.values()):
+        raise CLIError(f"preset {p}: `when` must map a parameter to the values it sets when that parameter is given, "
+                       "e.g. 'when: {de_file: {compounds: null}}'")
+    for name, extra in when.items():
+        if (given or {}).get(name) is not None: values |= extra
     return values
+
 
 # %% ../nbs/09_runner.ipynb #5f3d7d3d
 def load_grid(path, # a YAML file: parameter name -> list of values
@@ -384,10 +396,18 @@ def reproduce(target, # the reproduce folder (one subfolder per section)
               llm:dict|None=None, # api_base / concurrency / max_cost / dry_run for the notebooks that declare them
               skip_flags=(), # nbdev test flags (e.g. 'slow') whose cells are not run
               progress:bool=True,
+              preset:str|None=None, # a preset name (e.g. 'paper'): each section that has one runs with it, the others with their defaults
+              params:dict|None=None, # NAME: set in every section that declares it (over the preset); SECTION.NAME: in that section only
              ) -> list[dict]: # one record per section (skipped ones with status 'skipped')
     "Run every section notebook into `target/<section>/`, in order; concatenate their results.csv into target/results.csv."
     nbs = find_nbs(nbs); target = Path(target); target.mkdir(parents=True, exist_ok=True)
     plan = [resolve_section(n, nbs) for n in (names or default_sections(nbs))]
+    scoped = {}  # section ('' = every section that declares it) -> {name: value}
+    for k, v in (params or {}).items(): sec, _, n = k.rpartition("."); scoped.setdefault(sec, {})[n] = v
+    if odd := sorted(set(scoped) - {""} - {n for n, _ in plan}):
+        raise CLIError(f"-p {odd[0]}.NAME: {odd[0]!r} is not a section of this reproduce ({', '.join(n for n, _ in plan)})")
+    unknown = sorted(set(scoped.get("", {})) - {k for _, nb in plan for k in notebook_parameters(nb)})
+    if unknown: raise CLIError(f"no section of this reproduce has a parameter {', '.join(map(repr, unknown))}")
     recs = []
     for name, nb in (bar := tqdm(plan, desc="reproduce", disable=not progress)):
         bar.set_postfix_str(name)
@@ -398,8 +418,11 @@ def reproduce(target, # the reproduce folder (one subfolder per section)
         if (llm or {}).get("dry_run") and "dry_run" not in declared:
             recs.append(dict(section=name, status="skipped", wall_s=0.0, error="no dry_run parameter: not run in a dry run"))
             continue
-        params = ({"model": model} if model and "model" in declared else {}) | {k: v for k, v in (llm or {}).items() if k in declared}
-        recs.append(execute(nb, d, params, router=router, progress=False, section=name, skip_flags=skip_flags))
+        mine = {k: v for k, v in scoped.get("", {}).items() if k in declared} | scoped.get(name, {})
+        values = load_preset(preset, name, given=mine) if preset and preset_path(preset, name).is_file() else {}
+        values |= mine | ({"model": model} if model and "model" in declared else {}) | {k: v for k, v in (llm or {}).items() if k in declared}
+        check_params(values, declared, nb.name)
+        recs.append(execute(nb, d, values, router=router, progress=False, section=name, skip_flags=skip_flags))
         if recs[-1]["status"] != "ok": tqdm.write(f"{name}: FAILED: {recs[-1]['error']}")
     tables = [pd.read_csv(f, keep_default_na=False) for r in recs if (f := target / r["section"] / "results.csv").is_file()]
     if tables: pd.concat(tables, ignore_index=True).to_csv(target / "results.csv", index=False)

@@ -22,12 +22,12 @@ from .params import OneOf, ListOf, PosInt, NonNegInt, NonEmptyStr
 # %% auto #0
 __all__ = ['INPUT_KINDS', 'SLOTS', 'FIELDS', 'PROMPTS', 'PROMPT_CHECKLIST', 'MAX_ANSWER_CHARS', 'MAX_ANSWER_BRACKETS',
            'KERNEL_PARAMS', 'TABLE_METRICS', 'RNAProfile', 'TextProfile', 'render', 'describe', 'preprocess_profiles',
-           'plate_replicates', 'check_genes', 'check_template', 'KernelPrompt', 'prompt_path', 'prompt_from_file',
-           'get_prompt', 'prompt_checklist', 'parse_answer', 'n_kernel_calls', 'kernel_pairs', 'is_embedded',
-           'answer_tokens', 'score_pairs', 'final_scores', 'KernelResult', 'assemble_kernel', 'score_kernel',
-           'load_traces', 'kernel_from_traces', 'deg_matrix', 'masked_corr', 'baseline_similarity', 'kernel_anndata',
-           'evaluate_similarity', 'flat_metrics', 'recall_table', 'plot_kernel', 'plot_recall', 'plt_subplots',
-           'kernel_rules', 'table1', 'format_table']
+           'plate_replicates', 'sample_split', 'check_genes', 'check_template', 'KernelPrompt', 'prompt_path',
+           'prompt_from_file', 'get_prompt', 'prompt_checklist', 'parse_answer', 'n_kernel_calls', 'kernel_pairs',
+           'is_embedded', 'answer_tokens', 'score_pairs', 'final_scores', 'KernelResult', 'assemble_kernel',
+           'score_kernel', 'load_traces', 'kernel_from_traces', 'deg_matrix', 'masked_corr', 'baseline_similarity',
+           'kernel_anndata', 'evaluate_similarity', 'flat_metrics', 'recall_table', 'plot_kernel', 'plot_recall',
+           'plt_subplots', 'kernel_rules', 'table1', 'format_table']
 
 # %% ../nbs/07_similarity.ipynb #ac2bfa90
 class RNAProfile(BaseModel):
@@ -141,6 +141,16 @@ def plate_replicates(de:ad.AnnData, # DE profiles of the plate (`data.l1000_de`)
     unknown = [c for c in compounds if c not in known]
     if unknown: raise ValueError(f"compound(s) {unknown} are not on the plate; choose from {sorted(known)}")
     return allr[allr.obs.compound.isin(list(compounds)).to_numpy()].copy()
+def sample_split(scored:ad.AnnData, # the samples a results row scores
+                 source:ad.AnnData, # every sample of the data file (control wells are not samples)
+                 how:str="", # how `scored` was chosen from `source`, said when it is a part (e.g. 'a seeded draw of 3 compounds')
+                ) -> str:
+    "A kernel row's `split`: 'all N samples' when it scores every sample of the file, as the paper does (no held-out set); else 'n of N samples (how)'."
+    ctl = source.obs["is_control"].to_numpy(bool) if "is_control" in source.obs else np.zeros(source.n_obs, bool)
+    every, mine = set(source.obs_names[~ctl]), set(scored.obs_names)
+    if not mine <= set(source.obs_names): raise ValueError(f"{len(mine - set(source.obs_names))} scored samples are not samples of the file")
+    return f"all {len(every)} samples" if mine == every else f"{len(mine)} of {len(every)} samples" + (f" ({how})" if how else "")
+
 
 # %% ../nbs/07_similarity.ipynb #2836ea8a
 @functools.lru_cache(maxsize=1)
