@@ -7,18 +7,19 @@ __all__ = ['SALT_WORDS', 'SYNONYMS', 'FP_SIMILARITY', 'CONTROL_NAMES', 'REGIMES'
            'SPLIT_VALUES', 'LGR_ROLE', 'LGR_CANDIDATES', 'LGR_TASK', 'LGR_CRITERIA', 'FORMAT_TEXT',
            'FORMAT_JSON_EMBEDDED', 'LGR_INSTRUCTIONS', 'AGGREGATIONS', 'BASELINES', 'CHEM_METHODS', 'LGR_METHODS',
            'RANDOM_METHODS', 'POOL_METHODS', 'TRAIN_LINES_METHODS', 'SCORED', 'INFORMATION', 'SEES_HELDOUT',
-           'CONTINUOUS_METRICS', 'NEIGHBOR_FIELDS', 'DATASETS', 'DATASET_REGIMES', 'lgr_params', 'normalize_name',
-           'name_key', 'strip_salt', 'molecule_table', 'parent_inchikey', 'molecule_id', 'resolve_molecule',
-           'annotate_molecules', 'morgan_fingerprint', 'fingerprint_matrix', 'tanimoto', 'fp_cosine', 'is_control',
-           'rank_scores', 'annotate_profiles', 'tahoe_profiles', 'l1000_profiles', 'sim_profiles',
-           'pseudobulk_profiles', 'Fold', 'regime_folds', 'pool_rows', 'pool_sizes', 'candidate_pool',
+           'CONTINUOUS_METRICS', 'HVG_FROM', 'NEIGHBOR_FIELDS', 'SUBSET_ONLY_ANSWERED', 'DATASETS', 'DATASET_REGIMES',
+           'lgr_params', 'normalize_name', 'name_key', 'strip_salt', 'molecule_table', 'parent_inchikey', 'molecule_id',
+           'resolve_molecule', 'annotate_molecules', 'morgan_fingerprint', 'fingerprint_matrix', 'tanimoto',
+           'fp_cosine', 'is_control', 'rank_scores', 'annotate_profiles', 'tahoe_profiles', 'l1000_profiles',
+           'sim_profiles', 'pseudobulk_profiles', 'Fold', 'regime_folds', 'pool_rows', 'pool_sizes', 'candidate_pool',
            'read_split_file', 'split_labels', 'split_fold', 'display_cell_line', 'lgr_prompt', 'lgr_schema',
            'final_answer_names', 'Selection', 'parse_final_answer', 'render_final_answer', 'rank_weights',
            'group_weights', 'weighted_predictions', 'pca_ridge_predict', 'chem_pool_neighbors', 'method_pool',
-           'predict_fold', 'information_table', 'first_pool_selections', 'uses_heldout', 'hvg_index', 'topn_precision',
-           'continuous_scores', 'score_predictions', 'evaluate_folds', 'summarize', 'bootstrap_ci', 'summarize_ci',
-           'paired_test', 'llm_query_rows', 'selection_requests', 'selection_record', 'run_selections',
-           'write_neighbors', 'read_neighbors', 'load_dataset', 'lgr_tasks', 'plot_regimes']
+           'predict_fold', 'information_table', 'first_pool_selections', 'uses_heldout', 'hvg_index', 'metric_genes',
+           'topn_precision', 'continuous_scores', 'score_predictions', 'evaluate_folds', 'summarize', 'bootstrap_ci',
+           'summarize_ci', 'paired_test', 'llm_query_rows', 'selection_requests', 'selection_record', 'lgr_max_tokens',
+           'run_selections', 'write_neighbors', 'read_neighbors', 'llm_subset_tasks', 'load_dataset', 'lgr_tasks',
+           'plot_regimes']
 
 # %% ../nbs/21_lgr.ipynb #8d66b81a
 import functools, hashlib, json, re
@@ -46,10 +47,11 @@ def lgr_params():
     from llm_perturb.params import COMMON, PosInt, NonNegInt, ListOf, NonEmptyStr, OneOf
     names = ListOf(NonEmptyStr) | NonEmptyStr
     return {**COMMON, "cell_lines": names | None, "datasets": names, "regimes": names, "k": PosInt,
-            "n_queries_llm": NonNegInt, "hybrid_threshold": NonNegInt, "n_folds": PosInt, "top_n": PosInt,
+            "n_queries_llm": NonNegInt | None, "hybrid_threshold": NonNegInt, "n_folds": PosInt, "top_n": PosInt,
             "n_hvg": PosInt, "sim_cell_lines": PosInt | ListOf(NonEmptyStr), "sim_n_drugs": PosInt,
             "structured_output": bool | None, "pseudobulk_file": NonEmptyStr | None, "split_file": NonEmptyStr | None,
-            "pseudobulk_control": OneOf("line", "plate")}
+            "pseudobulk_control": OneOf("line", "plate"), "max_tokens": PosInt | None,
+            "hvg_from": OneOf("train", "all")}
 
 # %% ../nbs/21_lgr.ipynb #c0c3b8b9
 def normalize_name(name:str) -> str:
@@ -845,6 +847,17 @@ def hvg_index(X, # profiles × genes (dense or sparse): the training deltas
     else: v = np.asarray(X, dtype=np.float64).var(0)
     return np.sort(np.argsort(-snap(v), kind="stable")[:min(n, len(v))])
 
+HVG_FROM = {"train": "the n_hvg genes of highest variance across the fold's training deltas (no test profile chooses them)",
+            "all": "the n_hvg genes of highest variance across every profile of the data set, test profiles included (the paper's reading)"}
+
+def metric_genes(adata:ad.AnnData, fold:Fold, n_hvg:int=2000,
+                 hvg_from:str="train", # 'train' (each fold's training deltas) or 'all' (every profile: the paper's reading)
+                ) -> np.ndarray|None:
+    "Indices of the genes a fold's continuous metrics are computed on (`HVG_FROM`); None for ranked data (scored on top-n sets)."
+    if hvg_from not in HVG_FROM: raise ValueError(f"hvg_from {hvg_from!r}: use 'train' (each fold's training deltas) or 'all' (the paper's reading)")
+    if adata.uns.get("kind") == "ranked": return None
+    return hvg_index(adata.X[fold.train] if hvg_from == "train" else adata.X, n_hvg)
+
 def topn_precision(P:np.ndarray, # queries × genes predicted scores
                    true_up:np.ndarray, true_down:np.ndarray, # queries × n true gene indices
                   ) -> dict[str, np.ndarray]:
@@ -893,17 +906,19 @@ def evaluate_folds(adata:ad.AnnData, folds:list[Fold], task:str, # results.json 
                    methods=BASELINES, k:int=10, selections:dict|None=None, hybrid_threshold:int=5,
                    n_hvg:int=2000, seed:int=0,
                    queries=None, # restrict to these rows (e.g. those with an LLM answer); None: all queries
+                   hvg_from:str="train", # the genes of the continuous metrics: 'train' or 'all' (`HVG_FROM`)
                   ) -> pd.DataFrame:
-    "One row per query and method: task, regime, fold, split, drug, cell_line, method, status, k_used, fallback, pool_size, metrics."
+    "One row per query and method: task, regime, fold, split, drug, cell_line, method, status, k_used, fallback, pool_size, (LGR) truncated, metrics."
     frames = []
     for fold in folds:
         q = fold.queries if queries is None else np.intersect1d(fold.queries, np.asarray(queries, dtype=int))
         if not len(q): continue
-        genes = hvg_index(adata.X[fold.train], n_hvg) if adata.uns.get("kind") != "ranked" else None
+        genes = metric_genes(adata, fold, n_hvg, hvg_from)
         psize = pd.Series(pool_sizes(adata, fold, q), index=q)
         for m in methods:
             if m in TRAIN_LINES_METHODS and fold.pool_from != "line_train_drugs": continue  # the same as their base method here
             P, info = predict_fold(adata, fold, m, q, k=k, selections=selections, hybrid_threshold=hybrid_threshold, seed=seed)
+            if m in LGR_METHODS: info["truncated"] = [bool((selections or {}).get(int(r), {}).get("truncated", False)) for r in info.row]
             frames.append(score_predictions(adata, P, info, genes).assign(task=task, regime=fold.regime, fold=fold.index, method=m,
                                                                           pool_size=psize[info.row].to_numpy(), split=fold.split))
     if not frames: return pd.DataFrame(columns=["drug", "cell_line", *sorted(_INFO_COLS - {"drug", "cell_line"})])
@@ -913,10 +928,10 @@ def evaluate_folds(adata:ad.AnnData, folds:list[Fold], task:str, # results.json 
 
 
 # %% ../nbs/21_lgr.ipynb #f6bb5191
-_INFO_COLS = {"drug", "cell_line", "row", "status", "k_used", "fallback", "task", "regime", "fold", "method", "pool_size", "split"}
+_INFO_COLS = {"drug", "cell_line", "row", "status", "k_used", "fallback", "task", "regime", "fold", "method", "pool_size", "split", "truncated"}
 
 def summarize(per_query:pd.DataFrame) -> dict:
-    "Flat 'task/method/metric' dict: mean metrics over scored queries, counts, pool sizes; for LGR k_used, k_used = 0 queries, imputation, fallback."
+    "Flat 'task/method/metric' dict: mean metrics over scored queries, counts, pool sizes; for LGR k_used, k_used = 0 queries, truncation, imputation, fallback."
     out = {}
     cols = [c for c in per_query.columns if c not in _INFO_COLS]
     for (task, method), g in per_query.groupby(["task", "method"], sort=False):
@@ -932,6 +947,9 @@ def summarize(per_query:pd.DataFrame) -> dict:
             out[f"{task}/{method}/n_answered"] = len(ans)
             out[f"{task}/{method}/n_k_used_zero"] = int((ans.k_used == 0).sum())
             out[f"{task}/{method}/k_used_zero_rate"] = float((ans.k_used == 0).mean())
+            if "truncated" in ans:  # answers cut at max_tokens (finish_reason 'length')
+                out[f"{task}/{method}/n_truncated"] = int(ans.truncated.eq(True).sum())
+                out[f"{task}/{method}/truncated_rate"] = float(ans.truncated.eq(True).mean())
             if method == "lgr@impute_cell_mean" and len(sc): out[f"{task}/{method}/imputed_rate"] = float((sc.status == "imputed").mean())
             if method == "lgr@hybrid" and len(sc): out[f"{task}/{method}/fallback_rate"] = float(sc.fallback.mean())
     return out
@@ -963,10 +981,10 @@ def paired_test(per_query:pd.DataFrame, task:str, a:str, b:str, # two methods of
     return {"metric": metric, "a": a, "b": b, **M.wilcoxon_paired(w[a].to_numpy(), w[b].to_numpy())}
 
 # %% ../nbs/21_lgr.ipynb #3d26cf33
-def llm_query_rows(folds:list[Fold], n:int, seed:int=0) -> np.ndarray:
-    "A seeded draw of n query rows across the folds (the same rows for regimes with the same folds)."
+def llm_query_rows(folds:list[Fold], n:int|None, seed:int=0) -> np.ndarray:
+    "A seeded draw of n query rows across the folds (the same rows for regimes with the same folds); n None: every query."
     rows = np.sort(np.concatenate([f.queries for f in folds]))
-    return np.sort(np.random.default_rng(seed).permutation(rows)[:max(0, int(n))])
+    return rows if n is None else np.sort(np.random.default_rng(seed).permutation(rows)[:max(0, int(n))])
 
 def selection_requests(adata:ad.AnnData, folds:list[Fold], rows, k:int=10, structured:bool=False) -> list[dict]:
     "One request per query row: row, regime, anchor, cell_line, pool, canon (pool name -> molecule id), prompt, schema."
@@ -984,7 +1002,7 @@ def selection_requests(adata:ad.AnnData, folds:list[Fold], rows, k:int=10, struc
     return out
 
 def selection_record(req:dict, result, k:int=10, structured:bool=False) -> dict:
-    "The record of one answer: the paper's fields, plus final_answer, error and sent."
+    "The record of one answer: the paper's fields, plus final_answer, error, truncated (cut at max_tokens) and sent."
     if structured:  # the embedded-model variant: JSON rendered into the paper's block, then the same parser
         p = result.parsed if isinstance(result.parsed, dict) else None
         names = p.get("kNN") if p else None
@@ -995,17 +1013,29 @@ def selection_record(req:dict, result, k:int=10, structured:bool=False) -> dict:
     return dict(target_cell_type=req["cell_line"], target_molecule=req["anchor"], pool_size=len(req["pool"]),
                 neighbors=[{"molecule": n, "score": round(1 / i, 4)} for i, n in enumerate(sel.neighbors, 1)],
                 raw_output=result.text, dropped=sel.dropped, k_used=sel.k_used, final_answer=final,
-                error=result.error or result.parse_error or sel.error,
+                error=result.error or result.parse_error or sel.error, truncated=bool(getattr(result, "truncated", False)),
                 sent=not (result.error or "").startswith("not sent"))
 
 # %% ../nbs/21_lgr.ipynb #6b2d7597
+def lgr_max_tokens(model:str, k:int=10,
+                   structured:bool|None=None, # the embedded-model variant; None: True for 'local/' models
+                   max_tokens:int|None=None, # a user's budget (wins); None: by model
+                  ) -> int:
+    "Most tokens of an answer: `max_tokens` if given; the embedded JSON variant 48 + 20·k; a text answer max(4096, 128 + 64·k)."
+    if max_tokens is not None:
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, (int, np.integer)) or max_tokens < 1:
+            raise ValueError(f"max_tokens={max_tokens!r}; use None (by model) or a positive integer")
+        return int(max_tokens)
+    embedded_json = model.startswith("local/") and (structured is None or bool(structured))
+    return 48 + 20 * k if embedded_json else max(4096, 128 + 64 * k)
+
 def run_selections(adata:ad.AnnData, folds:list[Fold], rows, # query rows to ask about
                    k:int=10, model:str=DEFAULT_MODEL,
                    structured:bool|None=None, # the embedded-model variant (JSON + enum schema); None: True for 'local/' models
                    cache=None, # ResponseCache or JSONL path (e.g. llm.default_cache_path('21_lgr'))
                    budget=None, # the run's llm.Budget (None: no limit)
                    limit:int|None=None, # most new calls of this loop (on top of the budget)
-                   seed:int=0, max_tokens:int|None=None,
+                   seed:int=0, max_tokens:int|None=None, # most tokens of an answer (`lgr_max_tokens`; part of the cache key)
                    temperature:float=0.0, # deterministic decoding, as the paper
                    **kwargs) -> tuple[dict, list]:
     "Ask the selector about each row through the shared selection loop; returns (row -> record, the LLMResults)."
@@ -1013,7 +1043,7 @@ def run_selections(adata:ad.AnnData, folds:list[Fold], rows, # query rows to ask
     req = pd.DataFrame(selection_requests(adata, folds, rows, k, structured)).assign(model=model)
     if not len(req): return {}, []
     sel = run_requests(req, lambda r, q: selection_record(q, r, k, structured), cache, budget, limit, seed=seed,
-                       temperature=temperature, max_tokens=max_tokens or (48 + 20 * k if structured else 128 + 64 * k), **kwargs)
+                       temperature=temperature, max_tokens=lgr_max_tokens(model, k, structured, max_tokens), **kwargs)
     keep = [c for c in sel.columns if c not in req.columns and c not in ("status", "llm_status", "answer", "cached", "result")]
     records = {int(r): {c: v for c, v in zip(keep, vals)} for r, *vals in sel[["row", *keep]].itertuples(index=False)}
     return records, list(sel.result)
@@ -1022,16 +1052,45 @@ NEIGHBOR_FIELDS = ("target_cell_type", "target_molecule", "neighbors", "raw_outp
 
 def write_neighbors(records, # row -> record (or a list of records)
                     path) -> Path:
-    "Write the sent records as JSONL, one query a line: the paper's fields plus pool_size, final_answer and error."
+    "Write the sent records as JSONL, one query a line: the paper's fields plus pool_size, final_answer, error and truncated."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     recs = records.values() if isinstance(records, dict) else records
-    path.write_text("".join(json.dumps({f: r.get(f) for f in NEIGHBOR_FIELDS + ("pool_size", "final_answer", "error")}) + "\n"
+    path.write_text("".join(json.dumps({f: r.get(f) for f in NEIGHBOR_FIELDS + ("pool_size", "final_answer", "error", "truncated")}) + "\n"
                             for r in recs if r.get("sent", True)))
     return path
 
 def read_neighbors(path) -> list[dict]:
     "The records of a neighbours JSONL file."
     return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
+
+# %% ../nbs/21_lgr.ipynb #b1e5a002
+SUBSET_ONLY_ANSWERED = ("lgr@impute_cell_mean",)  # the LGR variants scored on every answered query ('<task>_llm_answered')
+
+def llm_subset_tasks(base:pd.DataFrame, # per-query rows of one task's baselines (every query; other tasks' rows are ignored)
+                     lgr_rows:pd.DataFrame, # per-query rows of the LGR methods on the queries the LLM was asked about
+                     task:str, # the task, e.g. 'tahoe_unseen_drug'
+                     n_all:int, # how many queries the task has
+                     split:str, # the task's split, e.g. '5-fold CV by molecule'
+                    ) -> tuple[pd.DataFrame, dict]: # per-query rows of both tasks, and task -> split
+    "Rows of '<task>_llm_subset' (every method on the queries LGR predicted) and '<task>_llm_answered' (baselines and lgr@impute_cell_mean on every answered query)."
+    base, lgr_rows = base[base.task == task], lgr_rows[lgr_rows.task == task]
+    ans = lgr_rows[lgr_rows.status != "no_answer"]
+    answered = np.unique(ans.row.to_numpy())
+    lg = ans[ans.method == "lgr"]
+    predicted = np.unique(lg.row[lg.status.isin(SCORED)].to_numpy())
+    sub = ans[~ans.method.isin(SUBSET_ONLY_ANSWERED)].copy()
+    out = sub.status.isin(SCORED).to_numpy() & ~sub.row.isin(predicted).to_numpy()  # e.g. lgr@hybrid's fallback where lgr has no neighbour
+    sub.loc[out, "status"] = "outside_shared_set"
+    metric_cols = [c for c in sub.columns if c not in _INFO_COLS]
+    sub.loc[out, metric_cols] = np.nan
+    frames = [base[base.row.isin(predicted)].assign(task=f"{task}_llm_subset"), sub.assign(task=f"{task}_llm_subset"),
+              base[base.row.isin(answered)].assign(task=f"{task}_llm_answered"),
+              ans[ans.method.isin(SUBSET_ONLY_ANSWERED)].assign(task=f"{task}_llm_answered")]
+    label = lambda n, which: split if n == n_all else f"{n} of {n_all} queries of {split} ({which})"
+    splits = {f"{task}_llm_subset": label(len(predicted), "those LGR predicted: k_used > 0"),
+              f"{task}_llm_answered": label(len(answered), "those the LLM answered")}
+    return pd.concat([f for f in frames if len(f)] or [base.iloc[:0]], ignore_index=True), splits
+
 
 # %% ../nbs/21_lgr.ipynb #a6fd494a
 DATASETS = ("tahoe", "l1000", "sim_drugs", "pseudobulk")
@@ -1080,7 +1139,8 @@ def plot_regimes(metrics:dict, # flat 'task/method/metric' dict
     "Bar plots of methods per regime for one data set (one panel per metric); returns the figure."
     import matplotlib.pyplot as plt, seaborn as sns
     f = M.metrics_frame(metrics)
-    f = f[f.task.str.startswith(dataset + "_") & (f.task.str.endswith("_llm_subset") == subset) & f.metric.isin(metric_names)]
+    llm_task = f.task.str.endswith("_llm_subset") if subset else f.task.str.contains("_llm_(?:subset|answered)$")
+    f = f[f.task.str.startswith(dataset + "_") & (llm_task == subset) & f.metric.isin(metric_names)]
     f = f.assign(regime=f.task.str.removeprefix(dataset + "_").str.removesuffix("_llm_subset"))
     fig, axes = plt.subplots(1, len(metric_names), figsize=(4.2 * len(metric_names), 3.2), squeeze=False)
     for ax, m in zip(axes[0], metric_names):
