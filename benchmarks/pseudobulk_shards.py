@@ -134,7 +134,6 @@ def run_cluster(paths, workers:int, a, out:Path) -> dict:
 
 def profile(paths, a, work:Path) -> dict:
     "CPU seconds of the stages of the first block, and of the job's end (reduction, means, deltas, output)"
-    import scipy.sparse as sp
     from llm_perturb import pseudobulk as pbm
     plan = pbm.plan_shards(paths, ["cell_line", "drug"], block_size=a.block_size)
     spec, T = plan.blocks[0], {}
@@ -147,27 +146,28 @@ def profile(paths, a, work:Path) -> dict:
     t("check for counts", lambda: bool(X.data.min() < 0 or not np.array_equal(np.rint(X.data), X.data)))
     X = t("log-normalise", lambda: pbm.log_normalize(X.copy()))
     codes, labels = t("group codes", lambda: pbm._block_groups(obs, spec["keys"]))
-    def product():
-        ok = codes >= 0; n = np.bincount(codes[ok], minlength=len(labels))
-        cells = np.flatnonzero(ok)[np.argsort(codes[ok], kind="stable")]
-        G = sp.csr_matrix((np.ones(len(cells)), cells, np.concatenate([[0], np.cumsum(n)])), shape=(len(labels), X.shape[0]))
-        return G @ X
-    S = t("group product (sparse G @ X)", product)
+    S = t("group sums (dense form: bincount)", lambda: pbm.group_sums(X, codes, len(labels)))
+    alt = {}
+    def sparse(): alt["S"] = pbm.group_sums(X, codes, len(labels), dense_limit=0)
+    c = _cpu(); sparse(); alt["s"] = _cpu() - c  # for comparison only: not part of the block
     part = pbm.block_sums(spec); p = work / "profile.npys"
-    t("save the partial sums (+fsync)", lambda: pbm.save_partial(p, part))
+    t(f"save the partial sums ({'dense' if part['data'].ndim == 2 else 'sparse'}, +fsync)", lambda: pbm.save_partial(p, part))
     sums = np.zeros((a.lines * (a.drugs + 1), a.genes)); flat = sums.reshape(-1)
     def add():
         P = pbm.load_partial(p)
-        np.add.at(flat, np.repeat(np.arange(len(P["n"])) * a.genes, np.diff(P["indptr"])) + P["indices"], P["data"])
+        if P["data"].ndim == 2: sums[:len(P["n"])] += P["data"]
+        else: np.add.at(flat, np.repeat(np.arange(len(P["n"])) * a.genes, np.diff(P["indptr"])) + P["indices"], P["data"])
     t("load + add them (the reduction's share)", add)
     block = sum(T.values())
     pbm.pseudobulk_shards(paths, block_size=a.block_size, work_dir=work / "w", keep_work=True, progress=False)
     t("job's end: reduce all blocks, means, deltas, output", lambda: pbm.pseudobulk_shards(
         paths, out=work / "end.h5ad", block_size=a.block_size, work_dir=work / "w", keep_work=True, progress=False))
-    _log(f"\nPROFILE of block 0 ({spec['stop'] - spec['start']:,} cells, {X.nnz:,} non-zeros in, {S.nnz:,} group sums out; "
+    _log(f"\nPROFILE of block 0 ({spec['stop'] - spec['start']:,} cells, {X.nnz:,} non-zeros in, {alt['S'].nnz:,} non-zero "
+         f"group sums out of {S.size:,}; "
          f"CPU seconds, fastest of {a.repeats}; {_load()}):")
     for k, v in T.items(): _log(f"  {k:52s} {v:7.3f} s  {v / block:6.1%}" if k[:3] != "job" else f"  {k:52s} {v:7.3f} s")
     _log(f"  {'one block in all':52s} {block:7.3f} s  = {X.nnz / block / 1e6:.1f} M non-zeros/s of CPU")
+    _log(f"  (the sparse form of the group sums, not used here: {alt['s']:.3f} s)")
     shutil.rmtree(work / "w", ignore_errors=True)
     return T
 
@@ -195,7 +195,7 @@ def main(argv=None):
     for p in paths:
         with h5py.File(p, "r") as f: nnz += f["X/data"].shape[0]
     out_dir = Path(tempfile.mkdtemp(prefix="pb_bench_out_"))
-    if a.profile: profile(paths, a, out_dir)
+    prof = profile(paths, a, out_dir) if a.profile else None
     _log("\nmeasuring (fastest of each kept):")
     ref_s, ref_c, ref_m = best_of(lambda: reference(paths), a.repeats, "reference")
     rows = [dict(name="reference", workers=1, seconds=ref_s, cpu=ref_c, means=ref_m)]
@@ -225,10 +225,15 @@ def main(argv=None):
          f"  in-process at least the reference's speed: {ref_s / inproc['seconds']:.2f}x\n"
          f"  at least 50 M non-zeros/s per worker: {max(nnz / r['seconds'] / r['workers'] for r in mine) / 1e6:.1f} M "
          f"(best of ours; {nnz / inproc['cpu'] / 1e6:.1f} M per CPU second in-process)")
+    serial = None
+    if prof:  # the job's end runs in this process alone, after the blocks (Amdahl's law)
+        serial = min(1.0, [v for k, v in prof.items() if k.startswith("job")][0] / inproc["cpu"])
+        _log(f"  serial share: the job's end (reduction, means, deltas, output) is {serial:.0%} of the in-process CPU seconds")
     for r in mine:
         if "start_s" in r and one and r is not one:
-            _log(f"  at least 0.8 x {r['workers']} = {0.8 * r['workers']:.1f} speed-up on {r['workers']} workers where "
-                 f"cores are free: {one['seconds'] / r['seconds']:.2f} (the machine was shared: see the load averages)")
+            n = r["workers"]; bound = f"; Amdahl's bound with that serial share: {1 / (serial + (1 - serial) / n):.2f}" if serial is not None else ""
+            _log(f"  at least 0.8 x {n} = {0.8 * n:.1f} speed-up on {n} workers where cores are free: "
+                 f"{one['seconds'] / r['seconds']:.2f} measured (load averages above: {os.cpu_count()} CPUs shared){bound}")
     top = mine[-1]; rate = a.cells / top["seconds"] / top["workers"]
     _log(f"EXTRAPOLATION from {a.cells:,} measured cells at {rate:,.0f} cells/s per worker ({top['name']}; "
          f"{nnz / a.cells:.0f} non-zeros per cell), linear in workers:")

@@ -358,7 +358,7 @@ def group_sums(X:sp.csr_matrix, # a block's cells (float64 CSR)
     ok = codes >= 0
     if n_groups * X.shape[1] <= dense_limit * max(X.nnz, 1):
         if not ok.all(): X, codes = X[np.flatnonzero(ok)], codes[ok]
-        at = np.repeat(codes * X.shape[1], np.diff(X.indptr)) + X.indices  # (group, gene) of each stored value
+        at = np.repeat(codes * X.shape[1], np.diff(X.indptr)); at += X.indices  # (group, gene) of each stored value
         return np.bincount(at, weights=X.data, minlength=n_groups * X.shape[1]).reshape(n_groups, X.shape[1])
     n = np.bincount(codes[ok], minlength=n_groups)
     cells = np.flatnonzero(ok)[np.argsort(codes[ok], kind='stable')]  # each group's cells in row order
@@ -597,7 +597,8 @@ def pseudobulk_shards(inputs, # .h5ad files (read by row blocks), Tahoe-100M .pa
         if control is not None:  # computed in float64, rounded once to dtype
             layers['delta'] = np.subtract(X, U[line_of], out=np.empty(X.shape, dtype), casting='same_kind')
         obs = groups.astype({k: str for k in keys})
-        names = pd.Index(['|'.join(v) for v in obs[keys].itertuples(index=False)])
+        names = obs[keys[0]].str.cat([obs[k] for k in keys[1:]], sep='|') if len(keys) > 1 else obs[keys[0]]
+        names = pd.Index(names.to_numpy(dtype=object))
         obs.index = names if names.is_unique else pd.RangeIndex(len(obs)).astype(str)
         meta = dict(groupby=keys, control=control, control_key=control_key, line_key=line_key, control_mean=control_mean,
                     target_sum=float(target_sum) if normalize else None, normalized=bool(normalize),
