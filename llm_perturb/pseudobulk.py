@@ -183,9 +183,9 @@ def tahoe_rows(path, row_groups:list[int], # the shard and which of its row grou
     tok = pc.list_flatten(g).to_numpy().astype(np.int64); val = pc.list_flatten(e).to_numpy().astype(np.float64)
     col = np.where((tok >= 0) & (tok < len(lookup)), lookup[np.clip(tok, 0, len(lookup) - 1)], -1)
     keep = (col >= 0) & (val >= 0)  # a negative value marks the CLS token that opens each cell's lists
-    rows = np.repeat(np.arange(t.num_rows), lens)
-    X = sp.csr_matrix((val[keep], (rows[keep], col[keep])), shape=(t.num_rows, n_genes))
-    X.sum_duplicates()
+    ptr = np.concatenate([[0], np.cumsum(keep)])[np.concatenate([[0], np.cumsum(lens)])]  # kept entries before each cell
+    X = sp.csr_matrix((val[keep], col[keep], ptr), shape=(t.num_rows, n_genes))
+    if not X.has_canonical_format: X.sum_duplicates()  # genes listed out of token order, or twice
     obs = pd.DataFrame({c: t.column(c).to_pandas().astype(object) for c in columns})
     return X, obs
 
