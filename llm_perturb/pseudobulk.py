@@ -13,8 +13,8 @@ import anndata as ad
 # %% auto #0
 __all__ = ['SHARD_SUFFIXES', 'TAHOE_GENE_TABLE', 'TAHOE_COLUMNS', 'PARTIAL_KEYS', 'synthetic_cells', 'write_synthetic_shards',
            'expand_inputs', 'h5ad_rows', 'tahoe_gene_table', 'tahoe_rows', 'Plan', 'plan_shards', 'ShardError',
-           'read_block', 'log_normalize', 'group_sums', 'block_sums', 'save_partial', 'load_partial', 'reduce_partials',
-           'control_means', 'run_blocks', 'pseudobulk_shards']
+           'read_block', 'log_normalize', 'group_sums', 'block_sums', 'save_partial', 'load_partial', 'GroupSums',
+           'reduce_partials', 'control_means', 'run_blocks', 'pseudobulk_shards']
 
 # %% ../nbs/15_pseudobulk.ipynb #ff9a9196
 def synthetic_cells(n_cells:int, # cells
@@ -410,33 +410,49 @@ def load_partial(path, upto:str='data')->dict:
 def _part_path(work:Path, i:int)->Path: return work / f'block-{i:07d}.npys'
 
 # %% ../nbs/15_pseudobulk.ipynb #642b82e9
+class GroupSums:
+    "Float64 sums and cell counts per group, added one block at a time in block order (rows in the order first met)"
+    def __init__(self, keys:list[str], n_genes:int):
+        self.keys, self.n_genes, self.next = list(keys), n_genes, 0  # `next`: the block to add next
+        self.row, self.sums, self.n = {}, np.zeros((0, n_genes)), np.zeros(0, np.int64)
+        self.stats = dict(cells=0, dropped=0, non_counts=False)
+
+    def add(self, P:dict):
+        "Add block `self.next`'s partial sums (`block_sums`)"
+        labels = list(map(tuple, P['labels'].reshape(-1, len(self.keys)).tolist()))
+        for t in labels: self.row.setdefault(t, len(self.row))
+        if len(self.row) > len(self.n):  # new groups: room for at least twice as many
+            cap = max(len(self.row), 2 * len(self.n))
+            self.sums = np.concatenate([self.sums, np.zeros((cap - len(self.n), self.n_genes))])
+            self.n = np.concatenate([self.n, np.zeros(cap - len(self.n), np.int64)])
+        rows = np.fromiter((self.row[t] for t in labels), np.int64, len(labels))
+        if P['data'].ndim == 2:  # a dense table: one addition per (group, gene) per block (adding 0.0 changes nothing)
+            if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
+                self.sums[rows[0]:rows[-1] + 1] += P['data']  # a run of groups
+            else: self.sums[rows] += P['data']
+        else:
+            at = np.repeat(rows * self.n_genes, np.diff(P['indptr'])) + P['indices']  # each (group, gene) once in a block
+            np.add.at(self.sums.reshape(-1), at, P['data'])  # so: one addition per (group, gene) per block
+        self.n[rows] += P['n']
+        st = self.stats; st['cells'] += int(P['cells']); st['dropped'] += int(P['dropped']); st['non_counts'] |= bool(P['non_counts'])
+        self.next += 1
+
+    def result(self)->tuple[pd.DataFrame, np.ndarray, dict]:
+        "Groups sorted by their values (with n_cells), their sums, and the cell counts"
+        if not self.row: raise ValueError(f"no cell has a value in every groupby column {self.keys}")
+        groups = pd.DataFrame(list(self.row), columns=self.keys, dtype=object)
+        order = groups.sort_values(self.keys, kind='stable').index.to_numpy()
+        groups = groups.iloc[order].reset_index(drop=True); groups['n_cells'] = self.n[order]
+        return groups, self.sums[order], dict(self.stats)
+
 def reduce_partials(work, # the job's work folder
-                    n_blocks:int, keys:list[str], n_genes:int
+                    n_blocks:int, keys:list[str], n_genes:int,
+                    acc:GroupSums|None=None, # blocks already added (`run_blocks` adds them as they finish)
                    )->tuple[pd.DataFrame, np.ndarray, dict]:
     "Groups (sorted by their values, with n_cells) and float64 sums, adding the blocks' partial sums in block order"
-    paths = [_part_path(Path(work), i) for i in range(n_blocks)]
-    labels = []
-    for p in paths: labels.append(load_partial(p, upto='labels')['labels'].reshape(-1, len(keys)))
-    groups = (pd.DataFrame(np.concatenate(labels), columns=keys).drop_duplicates()
-              .sort_values(keys, kind='stable').reset_index(drop=True))
-    if groups.empty: raise ValueError(f"no cell has a value in every groupby column {keys}")
-    index = pd.MultiIndex.from_frame(groups)
-    sums, n = np.zeros((len(groups), n_genes)), np.zeros(len(groups), np.int64)
-    flat = sums.reshape(-1)  # a view: (group, gene) -> group * n_genes + gene
-    stats = dict(cells=0, dropped=0, non_counts=False)
-    for p, lab in zip(paths, labels):
-        P = load_partial(p)
-        rows = index.get_indexer(pd.MultiIndex.from_arrays(list(lab.T), names=keys))
-        if P['data'].ndim == 2:  # a dense table: one addition per (group, gene) per block (adding 0.0 changes nothing)
-            if len(rows) and rows[-1] - rows[0] == len(rows) - 1: sums[rows[0]:rows[-1] + 1] += P['data']  # a run of groups
-            else: sums[rows] += P['data']
-        else:
-            at = np.repeat(rows * n_genes, np.diff(P['indptr'])) + P['indices']  # each (group, gene) once in a block
-            np.add.at(flat, at, P['data'])  # so: one addition per (group, gene) per block
-        n[rows] += P['n']
-        stats['cells'] += int(P['cells']); stats['dropped'] += int(P['dropped']); stats['non_counts'] |= bool(P['non_counts'])
-    groups['n_cells'] = n
-    return groups, sums, stats
+    acc = acc if acc is not None else GroupSums(keys, n_genes)
+    while acc.next < n_blocks: acc.add(load_partial(_part_path(Path(work), acc.next)))
+    return acc.result()
 
 def control_means(groups:pd.DataFrame, # groups with their key columns and n_cells (`reduce_partials`)
                   sums:np.ndarray, # their float64 sums
@@ -490,6 +506,7 @@ def run_blocks(plan:Plan, # from `plan_shards`
                scheduler:str|None=None, # address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786
                progress:bool=True, # a progress bar
                max_blocks:int|None=None, # stop after this many new blocks (what a killed job leaves behind)
+               acc:GroupSums|None=None, # add each block here once all blocks before it are done (while the rest run)
               )->int:
     "Compute the blocks not yet in `work` (in-process or on Dask), saving each as it finishes; the number left to do"
     from tqdm.auto import tqdm
@@ -498,8 +515,16 @@ def run_blocks(plan:Plan, # from `plan_shards`
     run = todo if max_blocks is None else todo[:max_blocks]
     bar = tqdm(total=len(plan.blocks), initial=len(plan.blocks) - len(todo), unit='block', desc='pseudobulk',
                disable=not progress)
-    def done(i, part): save_partial(_part_path(work, i), part); bar.update(1)
+    def catch_up(i=None, part=None):  # add, in block order, every block whose turn has come and that is done
+        while acc is not None and acc.next < len(plan.blocks):
+            if acc.next == i and part is not None: acc.add(part)  # just computed or received here: from memory
+            elif _part_path(work, acc.next).is_file(): acc.add(load_partial(_part_path(work, acc.next)))
+            else: break
+    def done(i, part):
+        if part is not None: save_partial(_part_path(work, i), part)
+        bar.update(1); catch_up(i, part)
     try:
+        catch_up()  # blocks of an earlier run
         if not (dask or scheduler):
             for i in run: done(i, block_sums(plan.blocks[i], normalize, target_sum))
         else:
@@ -517,12 +542,12 @@ def run_blocks(plan:Plan, # from `plan_shards`
                 ac = as_completed([f for f in (submit() for _ in range(window)) if f is not None])
                 for f in ac:
                     i, part = futs.pop(f), f.result(); f.release()
-                    if part is not None: done(i, part)  # a worker that cannot see the work folder sent the sums
-                    elif _part_path(work, i).is_file(): bar.update(1)
-                    else: raise RuntimeError(f"a worker saved block {i} into {work} on its own machine, which this one "
-                                             "does not see: give a work folder on a file system all share (--work-dir)")
-                    nxt = submit()
+                    nxt = submit()  # the workers first, then the adding here
                     if nxt is not None: ac.add(nxt)
+                    if part is None and not _part_path(work, i).is_file():
+                        raise RuntimeError(f"a worker saved block {i} into {work} on its own machine, which this one does "
+                                           "not see: give a work folder on a file system all share (--work-dir)")
+                    done(i, part)  # part: None when the worker saved it, the sums when it could not see the folder
             finally:
                 client.close()
                 if cluster is not None: cluster.close()
@@ -587,9 +612,10 @@ def pseudobulk_shards(inputs, # .h5ad files (read by row blocks), Tahoe-100M .pa
         work.mkdir(parents=True, exist_ok=True)
         (work / 'job.json').write_text(json.dumps(dict(inputs=[s['path'] for s in plan.shards], groupby=keys, blocks=len(plan.blocks),
                                                        block_size=block_size, normalize=normalize, target_sum=target_sum), indent=1))
-        left = run_blocks(plan, work, normalize, target_sum, dask, workers, scheduler, progress, max_blocks)
+        acc = GroupSums(keys, len(plan.var))
+        left = run_blocks(plan, work, normalize, target_sum, dask, workers, scheduler, progress, max_blocks, acc)
         if left: return None
-        groups, sums, stats = reduce_partials(work, len(plan.blocks), keys, len(plan.var))
+        groups, sums, stats = reduce_partials(work, len(plan.blocks), keys, len(plan.var), acc)
         n = groups.n_cells.to_numpy()
         if control is not None: U, line_of = control_means(groups, sums, control, control_key, line_key, control_mean)
         X = np.divide(sums, n[:, None], out=sums)  # the sums become the means, in place
