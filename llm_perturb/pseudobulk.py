@@ -421,15 +421,14 @@ class GroupSums:
         "Add block `self.next`'s partial sums (`block_sums`)"
         labels = list(map(tuple, P['labels'].reshape(-1, len(self.keys)).tolist()))
         for t in labels: self.row.setdefault(t, len(self.row))
-        if len(self.row) > len(self.n):  # new groups: room for at least twice as many
-            cap = max(len(self.row), 2 * len(self.n))
+        if len(self.row) > len(self.n):  # new groups: room for a quarter more
+            cap = max(len(self.row), len(self.n) + len(self.n) // 4)
             self.sums = np.concatenate([self.sums, np.zeros((cap - len(self.n), self.n_genes))])
             self.n = np.concatenate([self.n, np.zeros(cap - len(self.n), np.int64)])
         rows = np.fromiter((self.row[t] for t in labels), np.int64, len(labels))
         if P['data'].ndim == 2:  # a dense table: one addition per (group, gene) per block (adding 0.0 changes nothing)
-            if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
-                self.sums[rows[0]:rows[-1] + 1] += P['data']  # a run of groups
-            else: self.sums[rows] += P['data']
+            cut = np.concatenate([[0], np.flatnonzero(np.diff(rows) != 1) + 1, [len(rows)]])
+            for a, b in zip(cut[:-1], cut[1:]): self.sums[rows[a]:rows[a] + b - a] += P['data'][a:b]  # runs of rows
         else:
             at = np.repeat(rows * self.n_genes, np.diff(P['indptr'])) + P['indices']  # each (group, gene) once in a block
             np.add.at(self.sums.reshape(-1), at, P['data'])  # so: one addition per (group, gene) per block
@@ -443,7 +442,8 @@ class GroupSums:
         groups = pd.DataFrame(list(self.row), columns=self.keys, dtype=object)
         order = groups.sort_values(self.keys, kind='stable').index.to_numpy()
         groups = groups.iloc[order].reset_index(drop=True); groups['n_cells'] = self.n[order]
-        return groups, self.sums[order], dict(self.stats)
+        same = (order == np.arange(len(order))).all()  # met in sorted order: no copy
+        return groups, self.sums[:len(order)] if same else self.sums[order], dict(self.stats)
 
 def reduce_partials(work, # the job's work folder
                     n_blocks:int, keys:list[str], n_genes:int,
