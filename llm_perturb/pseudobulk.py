@@ -421,10 +421,10 @@ class GroupSums:
         "Add block `self.next`'s partial sums (`block_sums`)"
         labels = list(map(tuple, P['labels'].reshape(-1, len(self.keys)).tolist()))
         for t in labels: self.row.setdefault(t, len(self.row))
-        if len(self.row) > len(self.n):  # new groups: room for a quarter more
-            cap = max(len(self.row), len(self.n) + len(self.n) // 4)
-            self.sums = np.concatenate([self.sums, np.zeros((cap - len(self.n), self.n_genes))])
-            self.n = np.concatenate([self.n, np.zeros(cap - len(self.n), np.int64)])
+        if len(self.row) > len(self.n):  # new groups: room for a quarter more (zeros: pages are touched once used)
+            cap = len(self.row) + len(self.row) // 4
+            sums, n = np.zeros((cap, self.n_genes)), np.zeros(cap, np.int64)
+            sums[:len(self.n)], n[:len(self.n)] = self.sums, self.n; self.sums, self.n = sums, n
         rows = np.fromiter((self.row[t] for t in labels), np.int64, len(labels))
         if P['data'].ndim == 2:  # a dense table: one addition per (group, gene) per block (adding 0.0 changes nothing)
             cut = np.concatenate([[0], np.flatnonzero(np.diff(rows) != 1) + 1, [len(rows)]])
