@@ -1,21 +1,30 @@
-"""`llm_perturb.pseudobulk.pseudobulk_shards` on sharded cells: a Dask LocalCluster of 1 and of 2 workers, and scanpy.
+"""`llm_perturb.pseudobulk.pseudobulk_shards` on sharded cells, side by side with a plain reference and scanpy.
 
 Writes `--cells` simulated cells (counts; `--lines` cell lines x `--drugs` drugs + the DMSO_TF control; `--genes`
 genes, `--density` of them detected per cell) into `--shards` .h5ad files with `pseudobulk.write_synthetic_shards`
-(chunk by chunk, so generation never holds more than one chunk), then runs the whole job (log-normalise, group
-means, control deltas, output written) on a LocalCluster of each worker count and prints:
+(chunk by chunk, so generation never holds more than one chunk), then times, over all the shards, in one run:
 
-- seconds, cells/s and non-zero values/s of the job (the cluster's start is timed apart, not included),
-- the speed-up of N workers over 1,
-- each worker's peak memory (its process's peak RSS, `getrusage`, read on the worker after the job),
-- whether every run wrote the same bytes (sha256 of the output file),
-- the ratio to `scanpy.get.aggregate` on one shard held in memory (`sc.pp.normalize_total` + `sc.pp.log1p` +
-  `aggregate(..., func='mean')`; the shard's load timed apart) against `pseudobulk_shards` on that shard in-process,
-- the time 100 million cells would take on N workers, extrapolated linearly from the measured rate per worker of the
-  largest worker count (labelled as an extrapolation: it assumes storage that keeps up), once at the simulated
-  non-zeros per cell and once at `--tahoe-nnz` non-zeros per cell (from the measured non-zeros/s).
+- `reference`: the plain way, shard by shard: `anndata.read_h5ad`, scipy row scaling to 10,000 counts, `log1p` on
+  `.data`, a sparse group-indicator product, the shards' sums added by group (float32, as read);
+- `scanpy`: shard by shard: `read_h5ad`, `sc.pp.normalize_total`, `sc.pp.log1p`, `sc.get.aggregate(func='sum')`,
+  the shards' sums added by group;
+- `ours`: `pseudobulk_shards` in-process (float64 sums; it also writes the partial sums of each block for resuming,
+  the control deltas and the output file, which the two above do not);
+- `ours on N workers`: the same job on a Dask LocalCluster of each `--workers` count (the cluster's start is timed
+  apart, not included).
 
-    python benchmarks/pseudobulk_shards.py [--cells 10000000] [--shards 20] [--workers 1,2] [--path /tmp/pb_shards]
+Each is run `--repeats` times (the first three in turns) and its fastest run kept (the machine is shared: the load
+average is printed before every measurement). The table gives seconds, cells/s, non-zeros/s (per worker too), the CPU seconds the job's
+processes used (in-process: this process; on Dask: the workers plus this process), the speed of each against the
+reference's, the speed-up of N workers over 1, each worker's peak memory, whether every run of ours wrote the same
+bytes, and the largest difference of the group means from ours. `--profile` first times the stages of one block
+(reading, normalising, grouping, summing, saving, adding) and the job's serial end (means, deltas, output) in CPU seconds.
+
+The time 100 million cells would take on N workers is extrapolated linearly from the measured rate per worker of
+the largest worker count (labelled as an extrapolation: it assumes storage that keeps up), once at the simulated
+non-zeros per cell and once at `--tahoe-nnz` non-zeros per cell (from the measured non-zeros/s).
+
+    python benchmarks/pseudobulk_shards.py [--cells 200000] [--shards 4] [--workers 1,2] [--profile] [--path /tmp/pb_shards]
 
 The shards are reused when they exist with the same settings (`--regenerate` forces), deleted at the end unless
 `--keep`. Run it as a script (Dask's worker processes re-import it).
@@ -27,9 +36,13 @@ import numpy as np
 
 def _log(*a): print(*a, flush=True)
 
+def _load(): return f"load average {os.getloadavg()[0]:.1f}"
+
 def _sha(p): return hashlib.sha256(Path(p).read_bytes()).hexdigest()[:16]
 
 def _peak_rss_mb(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+def _cpu(): return time.process_time()
 
 def shards(a) -> list[Path]:
     "The benchmark's shards, written unless present with the same settings"
@@ -47,8 +60,55 @@ def shards(a) -> list[Path]:
          f"in {time.perf_counter() - t0:.0f} s")
     return paths
 
+def _add_sums(total, sums, labels, counts):
+    "Add one shard's group sums (a groups x genes array, labels 'line|drug') into the running (sums, counts) by label"
+    import pandas as pd
+    s = pd.DataFrame(sums, index=labels); c = pd.Series(counts, index=labels)
+    if total is None: return s, c
+    return total[0].add(s, fill_value=0), total[1].add(c, fill_value=0)
+
+def reference(paths, target_sum=1e4):
+    "The plain reference: read each shard whole, scale its rows, log1p, a sparse group-indicator product; means by group"
+    import anndata as ad, pandas as pd, scipy.sparse as sp
+    total = None
+    for p in paths:
+        a = ad.read_h5ad(p); X = a.X
+        X = (sp.diags(target_sum / np.asarray(X.sum(1)).ravel()) @ X).tocsr()
+        np.log1p(X.data, out=X.data)
+        codes, labels = pd.factorize(a.obs.cell_line.astype(str) + "|" + a.obs.drug.astype(str))
+        G = sp.csr_matrix((np.ones(len(codes), X.dtype), (codes, np.arange(len(codes)))), shape=(len(labels), a.n_obs))
+        total = _add_sums(total, (G @ X).toarray(), labels, np.bincount(codes))
+    return total[0].div(total[1], axis=0)
+
+def scanpy_means(paths, target_sum=1e4):
+    "scanpy, shard by shard: normalize_total, log1p, aggregate(func='sum'); means by group"
+    import anndata as ad, scanpy as sc
+    total = None
+    for p in paths:
+        a = ad.read_h5ad(p)
+        sc.pp.normalize_total(a, target_sum=target_sum); sc.pp.log1p(a)
+        agg = sc.get.aggregate(a, by=["cell_line", "drug"], func="sum")
+        labels = (agg.obs.cell_line.astype(str) + "|" + agg.obs.drug.astype(str)).to_numpy()
+        n = a.obs.groupby(["cell_line", "drug"], observed=True).size()
+        counts = n.loc[list(zip(agg.obs.cell_line, agg.obs.drug))].to_numpy()
+        total = _add_sums(total, np.asarray(agg.layers["sum"]), labels, counts)
+    return total[0].div(total[1], axis=0)
+
+def ours(paths, a, out):
+    from llm_perturb.pseudobulk import pseudobulk_shards
+    return pseudobulk_shards(paths, out=out, block_size=a.block_size, progress=False)
+
+def best_of(f, repeats:int, label:str):
+    "The fastest of `repeats` runs of f: (seconds, CPU seconds of this process, result)"
+    best = None
+    for _ in range(repeats):
+        _log(f"  {label}: {_load()}")
+        c0, t0 = _cpu(), time.perf_counter(); res = f(); t, c = time.perf_counter() - t0, _cpu() - c0
+        if best is None or t < best[0]: best = (t, c, res)
+    return best
+
 def run_cluster(paths, workers:int, a, out:Path) -> dict:
-    "The job on a fresh LocalCluster of `workers` one-thread processes"
+    "The job on a fresh LocalCluster of `workers` one-thread processes, the fastest of `a.repeats` runs"
     from distributed import Client, LocalCluster
     from llm_perturb.pseudobulk import pseudobulk_shards
     t0 = time.perf_counter()
@@ -57,39 +117,73 @@ def run_cluster(paths, workers:int, a, out:Path) -> dict:
     client = Client(cluster); client.run(lambda: __import__("llm_perturb.pseudobulk"))
     start_s = time.perf_counter() - t0
     try:
-        t0 = time.perf_counter()
-        pb = pseudobulk_shards(paths, out=out, scheduler=cluster.scheduler_address, block_size=a.block_size,
-                               progress=False)
-        secs = time.perf_counter() - t0
+        best = None
+        for _ in range(a.repeats):
+            _log(f"  {workers} worker(s): {_load()}")
+            w0, c0, t0 = sum(client.run(_cpu).values()), _cpu(), time.perf_counter()
+            pb = pseudobulk_shards(paths, out=out, scheduler=cluster.scheduler_address, block_size=a.block_size,
+                                   progress=False)
+            secs = time.perf_counter() - t0
+            cpu = sum(client.run(_cpu).values()) - w0 + _cpu() - c0
+            if best is None or secs < best[0]: best = (secs, cpu, _sha(out))
         peaks = sorted(client.run(_peak_rss_mb).values())
     finally:
         client.close(); cluster.close()
-    return dict(workers=workers, seconds=secs, start_s=start_s, peak_mb=peaks, sha=_sha(out), groups=pb.n_obs)
+    return dict(name=f"ours on {workers} worker{'s' if workers > 1 else ''}", workers=workers, seconds=best[0],
+                cpu=best[1], start_s=start_s, peak_mb=peaks, sha=best[2], groups=pb.n_obs)
 
-def run_scanpy(path:Path, a) -> dict:
-    "scanpy on one shard in memory, and pseudobulk_shards in-process on the same shard"
-    import anndata as ad, scanpy as sc
-    from llm_perturb.pseudobulk import pseudobulk_shards
-    t0 = time.perf_counter(); cells = ad.read_h5ad(path); load_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    sc.pp.normalize_total(cells, target_sum=1e4); sc.pp.log1p(cells)
-    agg = sc.get.aggregate(cells, by=["cell_line", "drug"], func="mean")
-    sc_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    pb = pseudobulk_shards([path], block_size=a.block_size, dtype="float64", progress=False)
-    pb_s = time.perf_counter() - t0
-    where = {n: i for i, n in enumerate(agg.obs_names)}
-    ref = np.asarray(agg.layers["mean"])[[where[n.replace("|", "_")] for n in pb.obs_names]]
-    return dict(cells=cells.n_obs, load_s=load_s, scanpy_s=sc_s, ours_s=pb_s, max_diff=float(np.abs(ref - pb.X).max()))
+def profile(paths, a, work:Path) -> dict:
+    "CPU seconds of the stages of the first block, and of the job's end (reduction, means, deltas, output)"
+    from llm_perturb import pseudobulk as pbm
+    plan = pbm.plan_shards(paths, ["cell_line", "drug"], block_size=a.block_size)
+    spec, T = plan.blocks[0], {}
+    def t(k, f):
+        best = None
+        for _ in range(a.repeats):
+            c = _cpu(); r = f(); s = _cpu() - c; best = s if best is None else min(best, s)
+        T[k] = best; return r
+    X, obs = t("read (h5py rows, obs columns)", lambda: pbm.read_block(spec))
+    t("check for counts", lambda: bool(X.data.min() < 0 or not np.array_equal(np.rint(X.data), X.data)))
+    X = t("log-normalise", lambda: pbm.log_normalize(X.copy()))
+    codes, labels = t("group codes", lambda: pbm._block_groups(obs, spec["keys"]))
+    S = t("group sums (dense form: bincount)", lambda: pbm.group_sums(X, codes, len(labels)))
+    alt = {}
+    def sparse(): alt["S"] = pbm.group_sums(X, codes, len(labels), dense_limit=0)
+    c = _cpu(); sparse(); alt["s"] = _cpu() - c  # for comparison only: not part of the block
+    part = pbm.block_sums(spec); p = work / "profile.npys"
+    t(f"save the partial sums ({'dense' if part['data'].ndim == 2 else 'sparse'}, +fsync)", lambda: pbm.save_partial(p, part))
+    acc = pbm.GroupSums(spec["keys"], a.genes)
+    t("add them to the table (GroupSums, from memory)", lambda: acc.add(part))
+    block = sum(T.values())
+    pbm.pseudobulk_shards(paths, block_size=a.block_size, work_dir=work / "w", keep_work=True, progress=False)
+    load = []
+    def resumed():
+        c = _cpu(); pbm.load_partial(p); load.append(_cpu() - c)
+        return pbm.pseudobulk_shards(paths, out=work / "end.h5ad", block_size=a.block_size, work_dir=work / "w",
+                                     keep_work=True, progress=False)
+    t("a resumed job's end: every block read back and added, means, deltas, output", resumed)
+    k = [k for k in T if k.startswith("a resumed")][0]; n_blocks = len(plan.blocks)
+    T["job's end (estimate): the above less the reading of all blocks but the last"] = T[k] - (n_blocks - 1) * min(load)
+    _log(f"\nPROFILE of block 0 ({spec['stop'] - spec['start']:,} cells, {X.nnz:,} non-zeros in, {alt['S'].nnz:,} non-zero "
+         f"group sums out of {S.size:,}; "
+         f"CPU seconds, fastest of {a.repeats}; {_load()}):")
+    for k, v in list(T.items())[:-2]: _log(f"  {k:52s} {v:7.3f} s  {v / block:6.1%}")
+    _log(f"  {'one block in all':52s} {block:7.3f} s  = {X.nnz / block / 1e6:.1f} M non-zeros/s of CPU")
+    for k, v in list(T.items())[-2:]: _log(f"  {k}: {v:.3f} s")
+    _log(f"  (the sparse form of the group sums, not used here: {alt['s']:.3f} s)")
+    shutil.rmtree(work / "w", ignore_errors=True)
+    return T
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cells", type=int, default=10_000_000); ap.add_argument("--shards", type=int, default=20)
+    ap.add_argument("--cells", type=int, default=200_000); ap.add_argument("--shards", type=int, default=4)
     ap.add_argument("--genes", type=int, default=2000); ap.add_argument("--density", type=float, default=0.05)
     ap.add_argument("--lines", type=int, default=50); ap.add_argument("--drugs", type=int, default=100)
     ap.add_argument("--block-size", type=int, default=100_000, help="cells per task")
     ap.add_argument("--chunk", type=int, default=250_000, help="cells generated at a time")
-    ap.add_argument("--workers", default="1,2", help="LocalCluster sizes to run, comma-separated")
+    ap.add_argument("--workers", default="1,2", help="LocalCluster sizes to run, comma-separated ('' for none)")
+    ap.add_argument("--repeats", type=int, default=3, help="runs of each measurement; the fastest is kept")
+    ap.add_argument("--no-scanpy", action="store_true"); ap.add_argument("--profile", action="store_true")
     ap.add_argument("--path", default=str(Path(tempfile.gettempdir()) / "pb_shards"))
     ap.add_argument("--tahoe-nnz", type=int, default=2000, help="non-zeros per cell for the second extrapolation "
                     "(Tahoe-100M's cells list 393 to 5,450 genes in its dataset card's viewer)")
@@ -97,33 +191,60 @@ def main(argv=None):
     a = ap.parse_args(argv)
     _log(f"pseudobulk_shards benchmark: {a.cells:,} simulated cells x {a.genes:,} genes ({a.density:.0%} detected) in "
          f"{a.shards} shards, {a.lines} lines x {a.drugs} drugs + control, blocks of {a.block_size:,} cells; "
-         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+         f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
     paths = shards(a)
     import h5py
     nnz = 0
     for p in paths:
         with h5py.File(p, "r") as f: nnz += f["X/data"].shape[0]
     out_dir = Path(tempfile.mkdtemp(prefix="pb_bench_out_"))
-    rows = []
-    for w in [int(x) for x in a.workers.split(",")]:
+    prof = profile(paths, a, out_dir) if a.profile else None
+    _log("\nmeasuring (fastest of each kept):")
+    runs = {"reference": lambda: reference(paths), "scanpy": lambda: scanpy_means(paths),
+            "ours in-process": lambda: ours(paths, a, out_dir / "pb_inproc.h5ad")}
+    if a.no_scanpy: del runs["scanpy"]
+    best = {}
+    for _ in range(a.repeats):  # taken in turns, so that a change of the machine's load hits all of them alike
+        for name, f in runs.items():
+            s, c, res = best_of(f, 1, name)
+            if name not in best or s < best[name][0]: best[name] = (s, c, res)
+    ref_s = best["reference"][0]
+    rows = [dict(name=k, workers=1, seconds=s, cpu=c, means=m) for k, (s, c, m) in best.items() if k != "ours in-process"]
+    s, c, pb = best["ours in-process"]
+    rows.append(dict(name="ours in-process", workers=1, seconds=s, cpu=c, sha=_sha(out_dir / "pb_inproc.h5ad"), ours=True))
+    for w in [int(x) for x in a.workers.split(",") if x.strip()]:
         _log(f"LocalCluster of {w} worker(s) ...")
-        r = run_cluster(paths, w, a, out_dir / f"pb_{w}.h5ad"); rows.append(r)
-        _log(f"  {r['seconds']:.1f} s ({r['start_s']:.1f} s to start the cluster, not included)")
-    _log(f"scanpy.get.aggregate on one shard in memory ...")
-    s = run_scanpy(paths[0], a)
-    base = rows[0]["seconds"] * rows[0]["workers"]
-    _log(f"\n{'workers':>7} {'seconds':>8} {'cells/s':>10} {'nnz/s':>12} {'speed-up':>8}  peak RSS per worker (MB)  output sha256")
+        r = run_cluster(paths, w, a, out_dir / f"pb_{w}.h5ad"); rows.append(dict(r, ours=True))
+        _log(f"  {r['seconds']:.2f} s ({r['start_s']:.1f} s to start the cluster, not included)")
+    one = next((r for r in rows if r.get("workers") == 1 and "start_s" in r), None)
+    _log(f"\n{'':22s} {'seconds':>8} {'CPU s':>6} {'cells/s':>10} {'nnz/s':>12} {'nnz/s/worker':>13} {'vs reference':>12} "
+         f"{'speed-up':>8}  {'max|diff|':>9}  peak RSS/worker MB  output sha256")
     for r in rows:
-        _log(f"{r['workers']:>7} {r['seconds']:8.1f} {a.cells / r['seconds']:>10,.0f} {nnz / r['seconds']:>12,.0f} "
-             f"{rows[0]['seconds'] / r['seconds']:8.2f}  {', '.join(f'{m:.0f}' for m in r['peak_mb']):24s}  {r['sha']}")
-    same = len({r["sha"] for r in rows}) == 1
-    _log(f"same bytes for {', '.join(str(r['workers']) for r in rows)} workers: {same}")
-    _log(f"one shard ({s['cells']:,} cells) in memory: scanpy normalize_total+log1p+aggregate {s['scanpy_s']:.2f} s "
-         f"(+{s['load_s']:.2f} s to load it), pseudobulk_shards in-process {s['ours_s']:.2f} s: "
-         f"ratio ours/scanpy {s['ours_s'] / s['scanpy_s']:.2f} (with scanpy's load: {s['ours_s'] / (s['scanpy_s'] + s['load_s']):.2f}); "
-         f"max |difference| of the means {s['max_diff']:.1e}")
-    top = rows[-1]; rate = a.cells / top["seconds"] / top["workers"]
-    _log(f"EXTRAPOLATION from {a.cells:,} measured cells at {rate:,.0f} cells/s per worker ({top['workers']} workers; "
+        diff = (f"{np.abs(r['means'].loc[pb.obs_names].to_numpy() - pb.X).max():9.1e}" if "means" in r else f"{'(ours)':>9}")
+        up = f"{one['seconds'] / r['seconds']:8.2f}" if "start_s" in r and one else f"{'':8s}"
+        _log(f"{r['name']:22s} {r['seconds']:8.2f} {r['cpu']:6.2f} {a.cells / r['seconds']:>10,.0f} {nnz / r['seconds']:>12,.0f} "
+             f"{nnz / r['seconds'] / r['workers']:>13,.0f} {ref_s / r['seconds']:11.2f}x {up}  {diff}  "
+             f"{', '.join(f'{m:.0f}' for m in r.get('peak_mb', [])):18s}  {r.get('sha', '')}")
+    mine = [r for r in rows if r.get("ours")]
+    same = len({r["sha"] for r in mine}) == 1
+    _log(f"same bytes for {', '.join(r['name'] for r in mine)}: {same}")
+    inproc = rows[[r["name"] for r in rows].index("ours in-process")]
+    _log(f"GOALS ({_load()} now; {os.cpu_count()} CPUs):\n"
+         f"  in-process at least the reference's speed: {ref_s / inproc['seconds']:.2f}x\n"
+         f"  at least 50 M non-zeros/s per worker: {max(nnz / r['seconds'] / r['workers'] for r in mine) / 1e6:.1f} M "
+         f"(best of ours; {nnz / inproc['cpu'] / 1e6:.1f} M per CPU second in-process)")
+    serial = None
+    if prof:  # the job's end runs in this process alone, after the blocks (Amdahl's law)
+        serial = min(1.0, max(0.0, [v for k, v in prof.items() if k.startswith("job")][0] / inproc["cpu"]))
+        _log(f"  serial share: the job's end (the last block's adding, means, deltas, output; estimate above) is "
+             f"{serial:.0%} of the in-process CPU seconds")
+    for r in mine:
+        if "start_s" in r and one and r is not one:
+            n = r["workers"]; bound = f"; Amdahl's bound with that serial share: {1 / (serial + (1 - serial) / n):.2f}" if serial is not None else ""
+            _log(f"  at least 0.8 x {n} = {0.8 * n:.1f} speed-up on {n} workers where cores are free: "
+                 f"{one['seconds'] / r['seconds']:.2f} measured (load averages above: {os.cpu_count()} CPUs shared){bound}")
+    top = mine[-1]; rate = a.cells / top["seconds"] / top["workers"]
+    _log(f"EXTRAPOLATION from {a.cells:,} measured cells at {rate:,.0f} cells/s per worker ({top['name']}; "
          f"{nnz / a.cells:.0f} non-zeros per cell), linear in workers:")
     nrate = nnz / top["seconds"] / top["workers"]
     for n in (1, 2, 8, 32, 128):
@@ -131,6 +252,6 @@ def main(argv=None):
              f"~{1e8 * a.tahoe_nnz / (nrate * n) / 3600:.1f} h at {a.tahoe_nnz:,} non-zeros per cell")
     shutil.rmtree(out_dir, ignore_errors=True)
     if not a.keep: shutil.rmtree(a.path, ignore_errors=True)
-    return rows, s, same
+    return rows, same
 
 if __name__ == "__main__": main()

@@ -9,13 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np, pandas as pd, scipy.sparse as sp
 import anndata as ad
-from .data import _groups
 
 # %% auto #0
 __all__ = ['SHARD_SUFFIXES', 'TAHOE_GENE_TABLE', 'TAHOE_COLUMNS', 'PARTIAL_KEYS', 'synthetic_cells', 'write_synthetic_shards',
            'expand_inputs', 'h5ad_rows', 'tahoe_gene_table', 'tahoe_rows', 'Plan', 'plan_shards', 'ShardError',
-           'read_block', 'log_normalize', 'block_sums', 'save_partial', 'load_partial', 'reduce_partials',
-           'control_means', 'run_blocks', 'pseudobulk_shards']
+           'read_block', 'log_normalize', 'group_sums', 'block_sums', 'save_partial', 'load_partial', 'GroupSums',
+           'reduce_partials', 'control_means', 'run_blocks', 'pseudobulk_shards']
 
 # %% ../nbs/15_pseudobulk.ipynb #ff9a9196
 def synthetic_cells(n_cells:int, # cells
@@ -184,9 +183,9 @@ def tahoe_rows(path, row_groups:list[int], # the shard and which of its row grou
     tok = pc.list_flatten(g).to_numpy().astype(np.int64); val = pc.list_flatten(e).to_numpy().astype(np.float64)
     col = np.where((tok >= 0) & (tok < len(lookup)), lookup[np.clip(tok, 0, len(lookup) - 1)], -1)
     keep = (col >= 0) & (val >= 0)  # a negative value marks the CLS token that opens each cell's lists
-    rows = np.repeat(np.arange(t.num_rows), lens)
-    X = sp.csr_matrix((val[keep], (rows[keep], col[keep])), shape=(t.num_rows, n_genes))
-    X.sum_duplicates()
+    ptr = np.concatenate([[0], np.cumsum(keep)])[np.concatenate([[0], np.cumsum(lens)])]  # kept entries before each cell
+    X = sp.csr_matrix((val[keep], col[keep], ptr), shape=(t.num_rows, n_genes))
+    if not X.has_canonical_format: X.sum_duplicates()  # genes listed out of token order, or twice
     obs = pd.DataFrame({c: t.column(c).to_pandas().astype(object) for c in columns})
     return X, obs
 
@@ -302,7 +301,7 @@ def plan_shards(inputs, # .h5ad files, Tahoe-100M .parquet shards, or folders of
             blocks.append(dict(path=s['path'], kind=s['kind'], shard=i, start=start, stop=stop, row_groups=rgs,
                                layer=layer, keys=keys, col_map=m, lookup=lookup, n_genes=len(out),
                                n_file_genes=len(genes[i])))
-    stamp = dict(version=1, inputs=[_stamp(p) for p in paths], keys=keys, layer=layer, join=join, block_size=block_size,
+    stamp = dict(version=2, inputs=[_stamp(p) for p in paths], keys=keys, layer=layer, join=join, block_size=block_size,
                  tahoe_genes=[_stamp(p) for p in sorted(tables)], **(settings or {}))
     key = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:16]
     return Plan(shards, var, blocks, key)
@@ -330,11 +329,41 @@ def log_normalize(X:sp.csr_matrix, # cells x genes counts (float64 CSR, changed 
     X.data *= np.repeat(scale, np.diff(X.indptr)); np.log1p(X.data, out=X.data)
     return X
 
+def _block_groups(obs:pd.DataFrame, keys:list[str])->tuple[np.ndarray, np.ndarray]:
+    "Each cell's group in the block (-1: a groupby value is missing) and the groups' values as strings, sorted by them"
+    code, strs = np.zeros(len(obs), np.int64), []
+    for k in keys:
+        c, u = pd.factorize(obs[k], use_na_sentinel=True)  # None, NaN -> -1
+        s, to_s = np.unique(np.asarray(u).astype(str), return_inverse=True)  # values equal as strings are one value
+        c = np.where(c >= 0, to_s.reshape(-1)[np.maximum(c, 0)] if len(u) else -1, -1); strs.append((s, c))
+        code = np.where((code >= 0) & (c >= 0), code * max(len(s), 1) + c, -1)
+        ok = code >= 0; _, code[ok] = np.unique(code[ok], return_inverse=True)  # renumbered: stays below the cells
+    ok = code >= 0
+    _, first = np.unique(code[ok], return_index=True); first = np.flatnonzero(ok)[first]
+    labels = np.stack([s[c[first]] for s, c in strs], axis=1) if len(first) else np.empty((0, len(keys)), str)
+    return code, labels
+
 def _remap(X:sp.csr_matrix, col_map:np.ndarray, n:int)->sp.csr_matrix:
     "Columns moved to the output's gene order (col_map[j] = output column of column j, -1: dropped)"
     c = X.tocoo(); new = col_map[c.col]; ok = new >= 0
     out = sp.csr_matrix((c.data[ok], (c.row[ok], new[ok])), shape=(X.shape[0], n)); out.sort_indices()
     return out
+
+def group_sums(X:sp.csr_matrix, # a block's cells (float64 CSR)
+               codes:np.ndarray, # each cell's group, 0..n_groups-1 (-1: the cell is left out)
+               n_groups:int,
+               dense_limit:float=4.0, # a dense table when groups x genes is at most this many times the block's non-zeros
+              )->np.ndarray|sp.csr_matrix:
+    "Float64 sums of X's rows per group: a dense table when it is small next to the block, else sparse (same values)"
+    ok = codes >= 0
+    if n_groups * X.shape[1] <= dense_limit * max(X.nnz, 1):
+        if not ok.all(): X, codes = X[np.flatnonzero(ok)], codes[ok]
+        at = np.repeat(codes * X.shape[1], np.diff(X.indptr)); at += X.indices  # (group, gene) of each stored value
+        return np.bincount(at, weights=X.data, minlength=n_groups * X.shape[1]).reshape(n_groups, X.shape[1])
+    n = np.bincount(codes[ok], minlength=n_groups)
+    cells = np.flatnonzero(ok)[np.argsort(codes[ok], kind='stable')]  # each group's cells in row order
+    G = sp.csr_matrix((np.ones(len(cells)), cells, np.concatenate([[0], np.cumsum(n)])), shape=(n_groups, X.shape[0]))
+    return G @ X  # its column order within a row is left as the product makes it (the same on every run)
 
 def block_sums(spec:dict, # a task spec of `plan_shards`
                normalize:bool=True, # log-normalise each cell (`log_normalize`) before summing
@@ -342,62 +371,88 @@ def block_sums(spec:dict, # a task spec of `plan_shards`
     "One block's partial result: its groups (labels, n cells) and their float64 sums of (log-normalised) expression"
     try:
         X, obs = read_block(spec)
-        non_counts = bool(X.nnz and ((X.data < 0).any() or (X.data != np.round(X.data)).any()))
+        non_counts = bool(X.nnz and (X.data.min() < 0 or not np.array_equal(np.rint(X.data), X.data)))
         if normalize: X = log_normalize(X, target_sum)
         if spec['col_map'] is not None: X = _remap(X, spec['col_map'], spec['n_genes'])
-        for k in spec['keys']:  # values as strings, missing ones as NaN (those cells are left out)
-            v = obs[k]; obs[k] = v.map(str).where(v.notna(), np.nan)
-        codes, groups = _groups(obs, spec['keys'])
-        ok = codes >= 0
-        G = sp.csr_matrix((np.ones(ok.sum()), (codes[ok], np.flatnonzero(ok))), shape=(len(groups), X.shape[0]))
-        S = (G @ X).tocsr(); S.sort_indices()
+        codes, labels = _block_groups(obs, spec['keys'])
+        ok = codes >= 0; n = np.bincount(codes[ok], minlength=len(labels))
+        S = group_sums(X, codes, len(labels))
     except Exception as e:
         raise ShardError(f"{spec['path']} cells {spec['start']}:{spec['stop']}: {type(e).__name__}: {e}") from e
-    return dict(labels=groups[spec['keys']].to_numpy(dtype=str), n=groups.n_cells.to_numpy(np.int64),
-                data=S.data, indices=S.indices.astype(np.int32), indptr=S.indptr.astype(np.int64),
+    sparse = sp.issparse(S)  # a dense table comes with empty indices and indptr
+    return dict(labels=labels, n=n.astype(np.int64), data=S.data if sparse else S,
+                indices=S.indices.astype(np.int32) if sparse else np.zeros(0, np.int32),
+                indptr=S.indptr.astype(np.int64) if sparse else np.zeros(0, np.int64),
                 cells=np.int64(X.shape[0]), dropped=np.int64((~ok).sum()), non_counts=np.bool_(non_counts))
 
 # %% ../nbs/15_pseudobulk.ipynb #6bc7c1a1
-PARTIAL_KEYS = ('labels', 'n', 'data', 'indices', 'indptr', 'cells', 'dropped', 'non_counts')
+PARTIAL_KEYS = ('labels', 'n', 'cells', 'dropped', 'non_counts', 'indptr', 'indices', 'data')  # the order in the file
 
 def save_partial(path, part:dict):
-    "Write a block's partial sums atomically (a temporary file in the same folder, then renamed)"
+    "Write a block's partial sums atomically (one .npy record per key, to a temporary file in the same folder, then renamed)"
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name + '.', suffix='.tmp', dir=path.parent)
     try:
-        with os.fdopen(fd, 'wb') as f: np.savez(f, **{k: part[k] for k in PARTIAL_KEYS}); f.flush(); os.fsync(f.fileno())
+        with os.fdopen(fd, 'wb') as f:
+            for k in PARTIAL_KEYS: np.lib.format.write_array(f, np.asarray(part[k]), allow_pickle=False)
+            f.flush(); os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
 
-def load_partial(path)->dict:
-    with np.load(path, allow_pickle=False) as z: return {k: z[k] for k in PARTIAL_KEYS}
+def load_partial(path, upto:str='data')->dict:
+    "A saved block's arrays, read in file order up to the key `upto` ('labels': only the groups)"
+    out = {}
+    with open(path, 'rb') as f:
+        for k in PARTIAL_KEYS[:PARTIAL_KEYS.index(upto) + 1]: out[k] = np.lib.format.read_array(f, allow_pickle=False)
+    return out
 
-def _part_path(work:Path, i:int)->Path: return work / f'block-{i:07d}.npz'
+def _part_path(work:Path, i:int)->Path: return work / f'block-{i:07d}.npys'
 
 # %% ../nbs/15_pseudobulk.ipynb #642b82e9
+class GroupSums:
+    "Float64 sums and cell counts per group, added one block at a time in block order (rows in the order first met)"
+    def __init__(self, keys:list[str], n_genes:int):
+        self.keys, self.n_genes, self.next = list(keys), n_genes, 0  # `next`: the block to add next
+        self.row, self.sums, self.n = {}, np.zeros((0, n_genes)), np.zeros(0, np.int64)
+        self.stats = dict(cells=0, dropped=0, non_counts=False)
+
+    def add(self, P:dict):
+        "Add block `self.next`'s partial sums (`block_sums`)"
+        labels = list(map(tuple, P['labels'].reshape(-1, len(self.keys)).tolist()))
+        for t in labels: self.row.setdefault(t, len(self.row))
+        if len(self.row) > len(self.n):  # new groups: room for a quarter more (zeros: pages are touched once used)
+            cap = len(self.row) + len(self.row) // 4
+            sums, n = np.zeros((cap, self.n_genes)), np.zeros(cap, np.int64)
+            sums[:len(self.n)], n[:len(self.n)] = self.sums, self.n; self.sums, self.n = sums, n
+        rows = np.fromiter((self.row[t] for t in labels), np.int64, len(labels))
+        if P['data'].ndim == 2:  # a dense table: one addition per (group, gene) per block (adding 0.0 changes nothing)
+            cut = np.concatenate([[0], np.flatnonzero(np.diff(rows) != 1) + 1, [len(rows)]])
+            for a, b in zip(cut[:-1], cut[1:]): self.sums[rows[a]:rows[a] + b - a] += P['data'][a:b]  # runs of rows
+        else:
+            at = np.repeat(rows * self.n_genes, np.diff(P['indptr'])) + P['indices']  # each (group, gene) once in a block
+            np.add.at(self.sums.reshape(-1), at, P['data'])  # so: one addition per (group, gene) per block
+        self.n[rows] += P['n']
+        st = self.stats; st['cells'] += int(P['cells']); st['dropped'] += int(P['dropped']); st['non_counts'] |= bool(P['non_counts'])
+        self.next += 1
+
+    def result(self)->tuple[pd.DataFrame, np.ndarray, dict]:
+        "Groups sorted by their values (with n_cells), their sums, and the cell counts"
+        if not self.row: raise ValueError(f"no cell has a value in every groupby column {self.keys}")
+        groups = pd.DataFrame(list(self.row), columns=self.keys, dtype=object)
+        order = groups.sort_values(self.keys, kind='stable').index.to_numpy()
+        groups = groups.iloc[order].reset_index(drop=True); groups['n_cells'] = self.n[order]
+        same = (order == np.arange(len(order))).all()  # met in sorted order: no copy
+        return groups, self.sums[:len(order)] if same else self.sums[order], dict(self.stats)
+
 def reduce_partials(work, # the job's work folder
-                    n_blocks:int, keys:list[str], n_genes:int
+                    n_blocks:int, keys:list[str], n_genes:int,
+                    acc:GroupSums|None=None, # blocks already added (`run_blocks` adds them as they finish)
                    )->tuple[pd.DataFrame, np.ndarray, dict]:
     "Groups (sorted by their values, with n_cells) and float64 sums, adding the blocks' partial sums in block order"
-    paths = [_part_path(Path(work), i) for i in range(n_blocks)]
-    labels = []
-    for p in paths:
-        with np.load(p, allow_pickle=False) as z: labels.append(z['labels'].reshape(-1, len(keys)))
-    groups = (pd.DataFrame(np.concatenate(labels), columns=keys).drop_duplicates()
-              .sort_values(keys, kind='stable').reset_index(drop=True))
-    if groups.empty: raise ValueError(f"no cell has a value in every groupby column {keys}")
-    index = pd.MultiIndex.from_frame(groups)
-    sums, n = np.zeros((len(groups), n_genes)), np.zeros(len(groups), np.int64)
-    stats = dict(cells=0, dropped=0, non_counts=False)
-    for p, lab in zip(paths, labels):
-        P = load_partial(p)
-        rows = index.get_indexer(pd.MultiIndex.from_arrays(list(lab.T), names=keys))
-        sums[np.repeat(rows, np.diff(P['indptr'])), P['indices']] += P['data']  # one addition per (group, gene) per block
-        n[rows] += P['n']
-        stats['cells'] += int(P['cells']); stats['dropped'] += int(P['dropped']); stats['non_counts'] |= bool(P['non_counts'])
-    groups['n_cells'] = n
-    return groups, sums, stats
+    acc = acc if acc is not None else GroupSums(keys, n_genes)
+    while acc.next < n_blocks: acc.add(load_partial(_part_path(Path(work), acc.next)))
+    return acc.result()
 
 def control_means(groups:pd.DataFrame, # groups with their key columns and n_cells (`reduce_partials`)
                   sums:np.ndarray, # their float64 sums
@@ -437,6 +492,12 @@ def _client(scheduler:str|None, workers:int):
                            silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
+def _block_task(spec:dict, normalize:bool, target_sum:float, work:str, i:int)->dict|None:
+    "On a worker: block `i`'s partial sums, saved there when the worker sees the job's work folder (None), else returned"
+    part = block_sums(spec, normalize, target_sum)
+    if not (Path(work) / 'job.json').is_file(): return part
+    save_partial(_part_path(Path(work), i), part)
+
 def run_blocks(plan:Plan, # from `plan_shards`
                work, # the job's work folder: one partial-sum file per finished block
                normalize:bool=True, target_sum:float=1e4, # see `block_sums`
@@ -445,6 +506,7 @@ def run_blocks(plan:Plan, # from `plan_shards`
                scheduler:str|None=None, # address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786
                progress:bool=True, # a progress bar
                max_blocks:int|None=None, # stop after this many new blocks (what a killed job leaves behind)
+               acc:GroupSums|None=None, # add each block here once all blocks before it are done (while the rest run)
               )->int:
     "Compute the blocks not yet in `work` (in-process or on Dask), saving each as it finishes; the number left to do"
     from tqdm.auto import tqdm
@@ -453,8 +515,16 @@ def run_blocks(plan:Plan, # from `plan_shards`
     run = todo if max_blocks is None else todo[:max_blocks]
     bar = tqdm(total=len(plan.blocks), initial=len(plan.blocks) - len(todo), unit='block', desc='pseudobulk',
                disable=not progress)
-    def done(i, part): save_partial(_part_path(work, i), part); bar.update(1)
+    def catch_up(i=None, part=None):  # add, in block order, every block whose turn has come and that is done
+        while acc is not None and acc.next < len(plan.blocks):
+            if acc.next == i and part is not None: acc.add(part)  # just computed or received here: from memory
+            elif _part_path(work, acc.next).is_file(): acc.add(load_partial(_part_path(work, acc.next)))
+            else: break
+    def done(i, part):
+        if part is not None: save_partial(_part_path(work, i), part)
+        bar.update(1); catch_up(i, part)
     try:
+        catch_up()  # blocks of an earlier run
         if not (dask or scheduler):
             for i in run: done(i, block_sums(plan.blocks[i], normalize, target_sum))
         else:
@@ -466,14 +536,18 @@ def run_blocks(plan:Plan, # from `plan_shards`
                 def submit():
                     i = next(pending, None)
                     if i is None: return None
-                    f = client.submit(block_sums, plan.blocks[i], normalize, target_sum, pure=False,
+                    f = client.submit(_block_task, plan.blocks[i], normalize, target_sum, str(work), i, pure=False,
                                       key=f'pseudobulk-{plan.key}-{i}')
                     futs[f] = i; return f
                 ac = as_completed([f for f in (submit() for _ in range(window)) if f is not None])
                 for f in ac:
-                    done(futs.pop(f), f.result()); f.release()
-                    nxt = submit()
+                    i, part = futs.pop(f), f.result(); f.release()
+                    nxt = submit()  # the workers first, then the adding here
                     if nxt is not None: ac.add(nxt)
+                    if part is None and not _part_path(work, i).is_file():
+                        raise RuntimeError(f"a worker saved block {i} into {work} on its own machine, which this one does "
+                                           "not see: give a work folder on a file system all share (--work-dir)")
+                    done(i, part)  # part: None when the worker saved it, the sums when it could not see the folder
             finally:
                 client.close()
                 if cluster is not None: cluster.close()
@@ -538,24 +612,26 @@ def pseudobulk_shards(inputs, # .h5ad files (read by row blocks), Tahoe-100M .pa
         work.mkdir(parents=True, exist_ok=True)
         (work / 'job.json').write_text(json.dumps(dict(inputs=[s['path'] for s in plan.shards], groupby=keys, blocks=len(plan.blocks),
                                                        block_size=block_size, normalize=normalize, target_sum=target_sum), indent=1))
-        left = run_blocks(plan, work, normalize, target_sum, dask, workers, scheduler, progress, max_blocks)
+        acc = GroupSums(keys, len(plan.var))
+        left = run_blocks(plan, work, normalize, target_sum, dask, workers, scheduler, progress, max_blocks, acc)
         if left: return None
-        groups, sums, stats = reduce_partials(work, len(plan.blocks), keys, len(plan.var))
+        groups, sums, stats = reduce_partials(work, len(plan.blocks), keys, len(plan.var), acc)
         n = groups.n_cells.to_numpy()
-        X = sums / n[:, None]
+        if control is not None: U, line_of = control_means(groups, sums, control, control_key, line_key, control_mean)
+        X = np.divide(sums, n[:, None], out=sums)  # the sums become the means, in place
         layers = {}
-        if control is not None:
-            U, line_of = control_means(groups, sums, control, control_key, line_key, control_mean)
-            layers['delta'] = (X - U[line_of]).astype(dtype)
+        if control is not None:  # computed in float64, rounded once to dtype
+            layers['delta'] = np.subtract(X, U[line_of], out=np.empty(X.shape, dtype), casting='same_kind')
         obs = groups.astype({k: str for k in keys})
-        names = pd.Index(['|'.join(v) for v in obs[keys].itertuples(index=False)])
+        names = obs[keys[0]].str.cat([obs[k] for k in keys[1:]], sep='|') if len(keys) > 1 else obs[keys[0]]
+        names = pd.Index(names.to_numpy(dtype=object))
         obs.index = names if names.is_unique else pd.RangeIndex(len(obs)).astype(str)
         meta = dict(groupby=keys, control=control, control_key=control_key, line_key=line_key, control_mean=control_mean,
                     target_sum=float(target_sum) if normalize else None, normalized=bool(normalize),
                     n_cells_total=int(n.sum()), n_cells_dropped=stats['dropped'], inputs=[Path(s['path']).name for s in plan.shards],
                     formats=sorted({s['kind'] for s in plan.shards}), layer=layer, join=join, block_size=block_size,
                     dtype=dtype, input_not_counts=stats['non_counts'])
-        res = ad.AnnData(X.astype(dtype), obs=obs, var=plan.var.copy(), layers=layers, uns=dict(pseudobulk=meta))
+        res = ad.AnnData(X.astype(dtype, copy=False), obs=obs, var=plan.var.copy(), layers=layers, uns=dict(pseudobulk=meta))
         if normalize and stats['non_counts']:
             warnings.warn("the input has negative or non-integer values, so it may not hold counts: normalising it may be wrong "
                           "(pass --no-normalize for log-normalised input, or --layer counts)")
