@@ -4,7 +4,7 @@
 
 # %% ../nbs/01a_datasets.ipynb #94b0a584
 from __future__ import annotations
-import functools, re, zipfile
+import functools, os, re, zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np, pandas as pd
@@ -13,20 +13,26 @@ from .paths import repo_root, checkout_file, in_installed_copy
 from .data import data_dir, file_sha256, gears_perturbation, read_limma, fetch
 
 # %% auto #0
-__all__ = ['TABLE_FILE', 'TABLE_COLUMNS', 'COUNTS', 'KINDS', 'PAPER_ALIASES', 'paper_datasets', 'measure', 'DatasetId',
-           'identify', 'is_published_data', 'identify_file', 'perturbqa_dataset', 'paper_rows', 'paper_file',
-           'fetch_paper', 'check_paper_files']
+__all__ = ['TABLE_FILE', 'TABLE_COLUMNS', 'COUNTS', 'TABLE_ENV', 'KINDS', 'PAPER_ALIASES', 'table_path', 'paper_datasets',
+           'measure', 'DatasetId', 'identify', 'is_published_data', 'identify_file', 'perturbqa_dataset', 'paper_rows',
+           'paper_file', 'fetch_paper', 'check_paper_files']
 
 # %% ../nbs/01a_datasets.ipynb #b3ff3428
 TABLE_FILE = 'data/paper_datasets.tsv'
 TABLE_COLUMNS = ['name', 'papers', 'role', 'kind', 'cell_line', 'file', 'url', 'url_kind', 'licence', 'n_perturbations', 'n_genes',
                  'n_cells', 'n_samples', 'n_rows', 'perturbations', 'sha256', 'bytes', 'published_as', 'values_from', 'unverified', 'note']
 COUNTS = ('n_perturbations', 'n_genes', 'n_cells', 'n_samples', 'n_rows')
+TABLE_ENV = 'LLM_PERTURB_PAPER_DATASETS'  # tests only: another table in place of the checkout's (never a user option)
 
-def paper_datasets(path=None # a TSV with TABLE_COLUMNS; default: the checkout's data/paper_datasets.tsv (or the wheel's copy)
+def table_path()->Path|None:
+    "Where the papers' data sets table is read from: $LLM_PERTURB_PAPER_DATASETS (tests), else the checkout's (or wheel's) copy"
+    env = os.environ.get(TABLE_ENV)
+    return Path(env) if env else checkout_file(TABLE_FILE)
+
+def paper_datasets(path=None # a TSV with TABLE_COLUMNS; default: `table_path()`
                   )->pd.DataFrame:
     "The table of the papers' data sets: one row per data set (or distributed file), counts as nullable integers"
-    p = Path(path) if path is not None else checkout_file(TABLE_FILE)
+    p = Path(path) if path is not None else table_path()
     if p is None or not p.is_file(): raise FileNotFoundError(f"no table of the papers' data sets at {p or TABLE_FILE}; "
                                                              "reinstall llm_perturb or pass the path of a paper_datasets.tsv")
     return _read_table(str(p.resolve()), p.stat().st_mtime_ns).copy()
@@ -176,7 +182,7 @@ def is_published_data(dataset:str, # a results row's `dataset` (written by `iden
                       table=None)->bool:
     "Whether `dataset` is the paper data set that `published` names: a 'paper data' row of the table whose `published_as` lists it"
     if not isinstance(table, pd.DataFrame):
-        p = Path(table) if table is not None else checkout_file(TABLE_FILE)
+        p = Path(table) if table is not None else table_path()
         return str(published) in _published_map(str(p.resolve()), p.stat().st_mtime_ns).get(str(dataset), ())
     row = table[table.name.eq(str(dataset)) & table.role.eq('paper data')]
     return len(row) == 1 and str(published) in row.published_as.iloc[0].split('|')
@@ -189,12 +195,12 @@ def _published_map(p:str, mtime:int)->dict:
 
 # %% ../nbs/01a_datasets.ipynb #22efede8
 @functools.lru_cache(maxsize=64)
-def _identify_file(path:str, mtime:int, kind:str)->DatasetId: return identify(path, kind)
+def _identify_file(path:str, mtime:int, kind:str, table:str, table_mtime:int)->DatasetId: return identify(path, kind, table=table)
 
 def identify_file(path, kind:str='auto')->DatasetId:
-    "`identify` of a file, computed once per file version (path and modification time): a run hashes each file once"
-    p = Path(path)
-    return _identify_file(str(p.resolve()), p.stat().st_mtime_ns, kind)
+    "`identify` of a file, computed once per file version and table version (path and modification time): a run hashes each file once"
+    p, t = Path(path), table_path()
+    return _identify_file(str(p.resolve()), p.stat().st_mtime_ns, kind, str(t), t.stat().st_mtime_ns if t is not None and t.is_file() else 0)
 
 def perturbqa_dataset(cell_line:str, # a PerturbQA line with label files, e.g. 'k562'
                       task:str='de', # 'de' or 'dir'
