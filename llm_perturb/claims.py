@@ -171,8 +171,10 @@ class Oracle:
                  compounds:pd.DataFrame|None=None, # true signatures of the DE file's compounds (compounds x genes)
                  drugs:pd.DataFrame|None=None, # true deltas of a pseudobulk, index (cell_line, drug)
                  k:int=10, # picks per LangPert / LGR answer
+                 diseases:pd.DataFrame|None=None, # the cross-modal section's disease table (data/diseases.tsv): which drugs treat what
                 ):
         self.screens, self.compounds, self.drugs, self.k, self.counts = screens or {}, compounds, drugs, k, {}
+        self.diseases = diseases
     def __call__(self, body:dict) -> str:
         text = _text(body)
         for kind, marker, fn in (("kernel", "Perturbation B:", self.kernel), ("kg edit", "Current neighbourhood:", self.kg_edit),
@@ -235,8 +237,17 @@ class Oracle:
         g = p.index.intersection(self.compounds.columns)
         if len(g) < 3: return None
         return nearest(pd.concat([self.compounds[g], p[g].to_frame("_shown").T]), "_shown", self.compounds.index).index[0]
+    def crossmodal(self, text, prof:pd.Series):
+        "A disease text vs a drug's profile: -0.8 (the drug undoes the disease) when the table lists the drug as approved for it, else 0."
+        d = next((r for r in self.diseases.itertuples() if str(r.functional_basis)[:60] in text), None) if self.diseases is not None else None
+        c = self._compound(prof)
+        if d is None or c is None: return {"similarity_score": 0.0, "similarity_reasoning": "not in the truth"}, False
+        approved = {x.strip().lower() for x in re.split(r"[;,|]", str(d.approved_drugs_hub)) if x.strip()}
+        return {"similarity_score": -0.8 if c.lower() in approved else 0.0,
+                "similarity_reasoning": "approved for this disease" if c.lower() in approved else "no known treatment relation"}, True
     def kernel(self, text):
         a, b = self._profile(text, "A"), self._profile(text, "B")
+        if (len(a) == 0) != (len(b) == 0): return self.crossmodal(text, b if len(a) == 0 else a)  # a text side: cross-modal
         ca, cb = self._compound(a), self._compound(b)
         if ca is not None and cb is not None: score, known = (1.0 if ca == cb else nearest(self.compounds, ca, [cb]).iloc[0]), True
         else:
@@ -261,12 +272,13 @@ def write_fixtures(folder, # created; the fixtures go under it
         fx[cl], truth["screens"][cl] = write_screen(d / cl / "perturb_processed.h5ad", cl, n, seed=i)
     fx["tahoe"], truth["drugs"] = write_tahoe(d / "tahoe_pseudobulk.h5ad")
     rows = {DRUGSEQ_ROW: fx["drugseq"], TAHOE_ROW: fx["tahoe"], **{row: fx[cl] for cl, (row, _) in screens.items()}}
+    pd.to_pickle((fx, truth, rows), d / "truth.pkl")  # `run_claims(reuse=True)` reruns sections on these fixtures
     return fx, truth, rows
 
 def section_runs(fx:dict, # files from `write_fixtures`
                 ) -> dict: # run folder -> (section, preset or None, parameters)
     "The plan: each section with the paper preset on its fixture, shrunk only where the work repeats (see the prose)."
-    de = dict(de_file=str(fx["drugseq"]), compounds=drugseq_compounds(), replicates=3, repeats=2)
+    de = dict(de_file=str(fx["drugseq"]), compounds=drugseq_compounds(), replicates=3, repeats=1)
     lp = dict(gears_epochs=0, n_draws=2, n_sim_perts=200, n_boot=200, cell_lines=["k562"], layout_check=False)
     return {
         "kernel": ("kernel", "paper", de | dict(budgets=[6144], table_budget=6144)),
@@ -301,6 +313,7 @@ def run_section(folder, # the run folder
 def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv, reproduce/ (one folder per run), cache/
                runs=None, # run folders of `section_runs` to run (None: all)
                jobs:int=2, # sections at once
+               reuse:bool=False, # take the fixtures (and their truth) already in OUT/fixtures, e.g. to rerun one section
                verbose:bool=True,
               ) -> Path: # the reproduce folder
     "Write the fixtures, register them, serve the oracle, run the sections and concatenate their results.csv."
@@ -308,12 +321,15 @@ def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv
     from llm_perturb.datasets import TABLE_ENV
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    fx, truth, rows = write_fixtures(out / "fixtures")
+    saved = out / "fixtures" / "truth.pkl"
+    fx, truth, rows = pd.read_pickle(saved) if reuse and saved.is_file() else write_fixtures(out / "fixtures")
     env = dict(os.environ, **{TABLE_ENV: str(register_fixtures(out, rows)), "LLM_PERTURB_CACHE_DIR": str(out / "cache")})
     for k in [k for k in env if k.endswith("_API_KEY")]: env.pop(k)  # a server given by URL needs none
     if verbose: print(f"fixtures written and registered in {time.perf_counter() - t0:.0f} s", flush=True)
     plan = {k: v for k, v in section_runs(fx).items() if runs is None or k in runs}
-    oracle, rep = Oracle(truth["screens"], truth["compounds"], truth["drugs"]), out / "reproduce"
+    from llm_perturb.paths import checkout_file
+    oracle = Oracle(truth["screens"], truth["compounds"], truth["drugs"], diseases=pd.read_csv(checkout_file("data/diseases.tsv"), sep="	"))
+    rep = out / "reproduce"
     rep.mkdir(exist_ok=True)
     with FakeServer(delay=0.0, answer=oracle) as srv, ThreadPoolExecutor(jobs) as ex:
         recs = list(ex.map(lambda kv: run_section(rep / kv[0], *kv[1], srv.url, env), plan.items()))
@@ -321,7 +337,7 @@ def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv
     if verbose:
         for r in recs: print(f"  {r['run']:17s} exit {r['rc']}  {r['wall_s']:6.1f} s" + ("" if r["rc"] == 0 else f"\n{r['tail']}"))
         print(f"oracle answers: {oracle.counts}; {time.perf_counter() - t0:.0f} s in all")
-    tables = [pd.read_csv(f, keep_default_na=False) for r in recs if (f := rep / r["run"] / "results.csv").is_file()]
+    tables = [pd.read_csv(f, keep_default_na=False) for f in sorted(rep.glob("*/results.csv"))]  # every run folder, earlier ones too
     if tables: pd.concat(tables, ignore_index=True).to_csv(rep / "results.csv", index=False)
     return rep
 
@@ -361,16 +377,17 @@ def blocked(cl:pd.DataFrame) -> pd.DataFrame:
 
 # %% ../nbs/92_claims.ipynb #9d2ef28c
 def main(argv=None):
-    "python -m llm_perturb.claims OUT [--runs RUN ...] [--jobs N] [--min-verdicts N] [--report]: the claims-coverage test."
+    "python -m llm_perturb.claims OUT [--runs RUN ...] [--reuse] [--jobs N] [--min-verdicts N] [--strict] [--report]: the claims-coverage test."
     import argparse
     ap = argparse.ArgumentParser(prog="python -m llm_perturb.claims", description=main.__doc__)
     ap.add_argument("out"); ap.add_argument("--runs", nargs="+"); ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--reuse", action="store_true", help="reuse the fixtures in OUT (rerun some --runs beside earlier ones)")
     ap.add_argument("--min-verdicts", type=int, default=100, help="fail below this many verdicts (the issue: 100)")
     ap.add_argument("--strict", action="store_true", help="fail when any claim of a rerun method has no verdict")
     ap.add_argument("--report", action="store_true", help="also write the HTML report (llm-perturb report)")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
-    rep = run_claims(a.out, a.runs, a.jobs)
+    rep = run_claims(a.out, a.runs, a.jobs, a.reuse)
     cl = coverage(rep, Path(a.out) / "paper_datasets.tsv")
     cl.to_csv(Path(a.out) / "claims.csv", index=False)
     pd.set_option("display.width", 200, "display.max_colwidth", 150, "display.max_rows", 500)
