@@ -11,8 +11,8 @@ import numpy as np, pandas as pd, anndata as ad
 
 # %% auto #0
 __all__ = ['DRUGSEQ_ROW', 'MODEL', 'SCREENS', 'TAHOE_ROW', 'programmes', 'real_genes', 'write_screen', 'drugseq_compounds',
-           'write_drugseq', 'write_tahoe', 'register_fixtures', 'nearest', 'Oracle', 'write_fixtures', 'section_runs',
-           'run_section', 'run_claims', 'reruns', 'coverage', 'per_paper', 'blocked', 'main']
+           'write_drugseq', 'write_tahoe', 'register_fixtures', 'nearest', 'Oracle', 'write_fixtures', 'write_split',
+           'section_runs', 'run_section', 'run_claims', 'reruns', 'coverage', 'per_paper', 'blocked', 'main']
 
 # %% ../nbs/92_claims.ipynb #61a4c68a
 def programmes(n_items:int, # items (knockdowns, compounds, drugs)
@@ -275,6 +275,16 @@ def write_fixtures(folder, # created; the fixtures go under it
     pd.to_pickle((fx, truth, rows), d / "truth.pkl")  # `run_claims(reuse=True)` reruns sections on these fixtures
     return fx, truth, rows
 
+def write_split(path, # the split file to write (CSV: perturbation, split)
+                perts, # the screens' perturbations
+                test_fraction:float=0.2, seed:int=0,
+               ) -> Path:
+    "A fixed split file (train | test) over `perts`, seeded: the KG section reads it as a user's split (Wenkel et al.'s, for the paper)."
+    u = sorted(set(map(str, perts)))
+    test = set(np.random.default_rng(seed).permutation(u)[:round(test_fraction * len(u))])
+    pd.DataFrame(dict(perturbation=u, split=["test" if x in test else "train" for x in u])).to_csv(path, index=False)
+    return Path(path)
+
 def section_runs(fx:dict, # files from `write_fixtures`
                 ) -> dict: # run folder -> (section, preset or None, parameters)
     "The plan: each section with the paper preset on its fixture, shrunk only where the work repeats (see the prose)."
@@ -290,7 +300,7 @@ def section_runs(fx:dict, # files from `write_fixtures`
                                                           llm_train_sizes=[50, 100, 250, 1170])),
         "lgr": ("lgr", None, dict(datasets=["pseudobulk"], pseudobulk_file=str(fx["tahoe"]), n_queries_llm=100_000, k=10, llm_limit=None)),
         "kg_neighbours": ("kg_neighbours", "paper", dict(pseudobulk_file=[str(fx["k562"]), str(fx["rpe1"])], gears_epochs=0,
-                                                         cell_line="k562", holdout_line=None, n_boot=200)),
+                                                         split_file=str(fx["kg_split"]), cell_line="k562", holdout_line=None, n_boot=200)),
     }
 
 def run_section(folder, # the run folder
@@ -323,6 +333,7 @@ def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv
     t0 = time.perf_counter()
     saved = out / "fixtures" / "truth.pkl"
     fx, truth, rows = pd.read_pickle(saved) if reuse and saved.is_file() else write_fixtures(out / "fixtures")
+    fx["kg_split"] = write_split(out / "fixtures" / "screens_split.csv", [p for T in truth["screens"].values() for p in T.index])
     env = dict(os.environ, **{TABLE_ENV: str(register_fixtures(out, rows)), "LLM_PERTURB_CACHE_DIR": str(out / "cache")})
     for k in [k for k in env if k.endswith("_API_KEY")]: env.pop(k)  # a server given by URL needs none
     if verbose: print(f"fixtures written and registered in {time.perf_counter() - t0:.0f} s", flush=True)
@@ -341,7 +352,7 @@ def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv
     if tables: pd.concat(tables, ignore_index=True).to_csv(rep / "results.csv", index=False)
     return rep
 
-# %% ../nbs/92_claims.ipynb #a4b0ee21
+# %% ../nbs/92_claims.ipynb #61e85a8d
 def reruns(paper:pd.DataFrame) -> pd.Series:
     "Per published row: whether it is a claim of a method the project reruns (one comparable method, or a check to test)."
     one = paper.comparable_method.map(lambda c: len([m for m in str(c).split(",") if m.strip()]) == 1)
@@ -375,7 +386,7 @@ def blocked(cl:pd.DataFrame) -> pd.DataFrame:
     b = cl[cl.rerun & cl.verdict.eq("not testable here")]
     return b.groupby(["paper", "why"]).claim.agg(claims="size", e_g=lambda s: s.iloc[0]).reset_index()
 
-# %% ../nbs/92_claims.ipynb #9d2ef28c
+# %% ../nbs/92_claims.ipynb #9507302e
 def main(argv=None):
     "python -m llm_perturb.claims OUT [--runs RUN ...] [--reuse] [--jobs N] [--min-verdicts N] [--strict] [--report]: the claims-coverage test."
     import argparse
