@@ -83,12 +83,14 @@ def write_drugseq(path, # the .h5ad of DE profiles to write
     comps, genes = drugseq_compounds(), real_genes(n_genes, "k562", "gene")
     S = programmes(len(comps), n_genes, n_prog, rng, own=0.6)[0]
     L = np.repeat(S, replicates, 0) + rng.normal(0, noise, (len(comps) * replicates, n_genes))
-    rank = np.argsort(np.argsort(-np.abs(L), 1), 1) + 1  # Benjamini-Hochberg of the z-test, per profile
-    fdr = np.minimum(1, 2 * stats.norm.sf(np.abs(L) / noise) * n_genes / rank)
+    t = L / noise  # limma's moderated t, as a z here
+    pval = 2 * stats.norm.sf(np.abs(t))
+    rank = np.argsort(np.argsort(-np.abs(L), 1), 1) + 1  # Benjamini-Hochberg, per profile
+    fdr = np.minimum(1, pval * n_genes / rank)
     obs = pd.DataFrame(dict(perturbation=np.repeat(comps, replicates), replicate=np.tile(np.arange(1, replicates + 1), len(comps)),
                             dose=3.16, cell_line="u2os"), index=[f"s{i}" for i in range(len(L))])
     a = ad.AnnData(L.astype(np.float32), obs=obs, var=pd.DataFrame(index=genes),
-                   layers=dict(lfc=L.astype(np.float32), fdr=fdr.astype(np.float32)))
+                   layers={k: v.astype(np.float32) for k, v in dict(lfc=L, fdr=fdr, t=t, pvalue=pval).items()})
     Path(path).parent.mkdir(parents=True, exist_ok=True); a.write_h5ad(path)
     return Path(path), pd.DataFrame(S, index=comps, columns=genes)
 
