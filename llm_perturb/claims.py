@@ -302,7 +302,8 @@ def section_runs(fx:dict, # files from `write_fixtures`
                                                           llm_train_sizes=[50, 100, 250, 1170])),
         "lgr": ("lgr", None, dict(datasets=["pseudobulk"], pseudobulk_file=str(fx["tahoe"]), n_queries_llm=100_000, k=10, llm_limit=None)),
         "kg_neighbours": ("kg_neighbours", "paper", dict(pseudobulk_file=[str(fx["k562"]), str(fx["rpe1"])], gears_epochs=0,
-                                                         split_file=str(fx["kg_split"]), cell_line="k562", holdout_line=None, n_boot=200)),
+                                                         split_file=str(fx["kg_split"]), cell_line="k562", holdout_line=None, n_boot=200,
+                                                         llm_n_test=1, llm_n_sim=1)),  # 0 (the preset) crashes graphs.kg_neighbours on an empty query list
     }
 
 def run_section(folder, # the run folder
