@@ -767,7 +767,8 @@ def write_gears_example(path, # the .h5ad to write (in a folder you own, e.g. a 
                         cells:ad.AnnData, # cells x genes, log-normalised; obs 'perturbation' ('control', 'GENE', 'A+B') and optionally 'is_control'
                         perturbations=None, # keep only these perturbations and the controls (default: all)
                         n_genes:int|None=None, # keep this many genes, the perturbed genes first (default: all, in their order)
-                        cell_line:str='K562' # written as obs['cell_type']
+                        cell_line:str='K562', # written as obs['cell_type']
+                        cell_names:bool=False # keep the cells' own names (e.g. 10x barcodes, whose suffix is the gem group) as obs_names; else cell0, cell1, ...
                        )->Path:
     "Write cells as a GEARS perturb_processed.h5ad (Ensembl-like index, symbols in var['gene_name'], GEARS' uns DE lists)"
     path = Path(path)
@@ -783,7 +784,8 @@ def write_gears_example(path, # the .h5ad to write (in a folder you own, e.g. a 
     X = np.asarray(c.X.toarray() if sp.issparse(c.X) else c.X, dtype=np.float32)
     cond = np.array([_gears_condition(p, k) for p, k in zip(pert, is_ctrl)], dtype=object)
     obs = pd.DataFrame(dict(condition=pd.Categorical(cond), cell_type=cell_line, dose_val='1+1', control=is_ctrl.astype(int),
-                            condition_name=[f'{cell_line}_{x}_1+1' for x in cond]), index=[f'cell{i}' for i in range(len(cond))])
+                            condition_name=[f'{cell_line}_{x}_1+1' for x in cond]),
+                       index=c.obs_names.astype(str) if cell_names else [f'cell{i}' for i in range(len(cond))])
     var = pd.DataFrame(dict(gene_name=genes), index=[f'ENSG{i:011d}' for i in range(len(genes))])
     g = ad.AnnData(sp.csr_matrix(X), obs=obs, var=var)
     g.uns.update(gears_de_lists(X, cond, var.index, cell_line))
@@ -818,7 +820,7 @@ def write_gears_screen(path, # the .h5ad to write (in a folder you own; never in
     if singles_only: keep &= ~o['condition'].astype(str).str.contains('+', regex=False).to_numpy()
     cells = a[keep].copy()
     cells.obs['perturbation'] = cells.obs['condition'].astype(str).to_numpy()  # 'control', 'GENE', 'A+B'
-    return write_gears_example(path, cells, cell_line=SCREEN_CELL_TYPES.get(cell_type, cell_type))
+    return write_gears_example(path, cells, cell_line=SCREEN_CELL_TYPES.get(cell_type, cell_type), cell_names=True)  # barcodes kept: gem groups
 
 # %% ../nbs/01_data.ipynb #0b0065a2
 _DRUGCONC = re.compile(r"\(\s*'([^']*)'\s*,\s*([-+\d.eE]+)\s*,\s*'([^']*)'\s*\)")
