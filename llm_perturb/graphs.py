@@ -211,7 +211,7 @@ def _union_sub(u:NeighbourhoodUnion, queries:list, train:list, k:int|None, seed:
     for g in u.graphs:
         nb, info = kg_neighbours(g, queries, train, k=k, seed=seed, return_info=True)
         missing &= set(info['missing'])
-        lens = np.array([len(nb[q]) for q in queries])
+        lens = np.array([len(nb[q]) for q in queries], dtype=int)  # int when there is no query too (np.repeat needs it)
         rows = np.repeat(np.arange(len(queries)), lens)
         cols = col.get_indexer([t for q in queries for t in nb[q]])
         rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
