@@ -13,7 +13,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .llm import DEFAULT_MODEL, json_values, parse_json, selection_schema
-from .datasets import identify
+from .datasets import identify_file
 from .data import data_path, normalize_symbols, symbol_map, perturbqa_cell_lines
 from .neighbours import neighbour_predict, label_matrix, rowwise_pearson, snap
 from .metrics import retrieval
@@ -594,7 +594,7 @@ def pseudobulk_dataset(path, # the user's pseudobulk_file
                        de_source:str|None=None, # where its top-20 DE genes came from (`gears_de_genes`), recorded with the name
                       ) -> str:
     "The results tables' data set name of a pseudobulk file: the paper's data set when its content matches (`datasets.identify`) and its DE genes are GEARS' lists, as the paper; else its file name (never the paper's by its path)."
-    if Path(path).is_file() and de_source not in (None, "abs_delta") and (hit := identify(path, kind="gears")).is_paper_data:
+    if Path(path).is_file() and de_source not in (None, "abs_delta") and (hit := identify_file(path, kind="gears")).is_paper_data:
         return hit.label
     name = Path(path).name
     if de_source is None: return name
