@@ -917,20 +917,22 @@ def table1_task(res:dict) -> str:
 
 def table1_metrics(res:dict) -> tuple[dict, dict]: # (flat metrics, task -> row columns)
     "Flat 'task/method/metric' numbers of a Table 1 result, and the row columns that name its file and split."
-    task, m = table1_task(res), {}
+    task, m, e = table1_task(res), {}, res['edits']
+    whole = len(e) == res['n_test']  # every test perturbation edited: the LLM rows are the full split's, beside the graphs
+    sub = task if whole else f"{task}_llm{len(e)}"
     for r in res['summary'].itertuples():
-        t = f"{task}_llm{len(res['edits'])}" if r.method == 'kg_llm_edit' or r.method.endswith('@llm_subset') else task
+        if whole and r.method.endswith('@llm_subset'): continue  # the union on every test perturbation: already in `task`
+        t = sub if r.method == 'kg_llm_edit' or r.method.endswith('@llm_subset') else task
         meth = r.method.removesuffix('@llm_subset')
         m[f"{t}/{meth}/{r.metric}"], m[f"{t}/{meth}/{r.metric}_ci_low"], m[f"{t}/{meth}/{r.metric}_ci_high"] = r.mean, r.ci_low, r.ci_high
         m[f"{t}/{meth}/{r.metric}_sem"] = r.sem
     for meth, v in res['fallback'].items(): m[f"{task}/{meth}/fallback_share"] = v
     for meth, v in res.get('n_unpredicted', {}).items(): m[f"{task}/{meth}/n_unpredicted"] = float(v)  # left out of its mean and of every paired test
-    e = res['edits']
     if len(e):  # a failed answer keeps the KG set (counted, as on PerturbQA)
-        m[f"{task}_llm{len(e)}/kg_llm_edit/failure_rate"] = float(1 - e.ok.mean())
+        m[f"{sub}/kg_llm_edit/failure_rate"] = float(1 - e.ok.mean())
     cols = dict(dataset=res['dataset'], data='real', cell_line=res['cell_line'], split=res['split'], n=res['n_test'])  # the split as it is
     rows = {task: cols}
-    if len(e): rows[f"{task}_llm{len(e)}"] = dict(cols, split=f"test subset ({len(e)} perturbations: LLM-edited)", n=len(e))
+    if len(e) and not whole: rows[sub] = dict(cols, split=f"test subset ({len(e)} perturbations: LLM-edited)", n=len(e))
     return m, rows
 
 # %% ../nbs/22_kg_neighbours.ipynb #02661ac0
