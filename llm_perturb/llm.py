@@ -681,16 +681,20 @@ class _Slots:
     "At most `limit` requests in flight; an HTTP 429 halves the limit (down to 1), `limit` answers in a row raise it by one again."
     def __init__(self, limit:int):
         self.asked = self.limit = self.lowest = max(1, int(limit))
-        self.active = self.peak = self._streak = 0; self._shrunk = 0.0; self._cond = None
+        self.active = self.peak = self._streak = self.checks = 0; self._shrunk = 0.0; self._cond = None
     def _c(self):
         if self._cond is None: self._cond = asyncio.Condition()  # made inside the running event loop
         return self._cond
+    def _free(self) -> bool:
+        self.checks += 1  # times a request looked for a free slot (a test counts them)
+        return self.active < self.limit
     async def __aenter__(self):
         async with self._c():
-            await self._c().wait_for(lambda: self.active < self.limit)
+            await self._c().wait_for(self._free)
             self.active += 1; self.peak = max(self.peak, self.active)
+            if self.active < self.limit: self._c().notify(1)  # a slot is still free: pass the wake-up on (none is lost)
     async def __aexit__(self, *exc):
-        async with self._c(): self.active -= 1; self._c().notify_all()
+        async with self._c(): self.active -= 1; self._c().notify(1)  # one slot freed: wake one waiter (all of them: O(n²) on a batch of n)
     async def rate_limited(self):
         "A 429 came back: halve the limit (once per second at most: a burst of 429s is one signal)."
         if time.monotonic() - self._shrunk < 1.0: return
@@ -700,7 +704,7 @@ class _Slots:
         "An answer came back: after `limit` answers in a row, one more request may be in flight (up to the asked limit)."
         self._streak += 1
         if self.limit < self.asked and self._streak >= self.limit:
-            async with self._c(): self.limit += 1; self._streak = 0; self._c().notify_all()
+            async with self._c(): self.limit += 1; self._streak = 0; self._c().notify(1)  # one more slot
 
 async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (messages, params), built once a slot is free
                 retries, backoff, timeout, slots:_Slots|None=None, stopped=lambda: False):
