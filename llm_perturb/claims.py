@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np, pandas as pd, anndata as ad
 
 # %% auto #0
-__all__ = ['DRUGSEQ_ROW', 'MODEL', 'SCREENS', 'TAHOE_ROW', 'programmes', 'real_genes', 'write_screen', 'drugseq_compounds',
-           'write_drugseq', 'write_tahoe', 'register_fixtures', 'nearest', 'Oracle', 'write_fixtures', 'write_split',
-           'section_runs', 'run_section', 'run_claims', 'reruns', 'coverage', 'per_paper', 'blocked', 'main']
+__all__ = ['DRUGSEQ_ROW', 'MOABOX_ROW', 'MODEL', 'SCREENS', 'TAHOE_ROW', 'programmes', 'real_genes', 'write_screen',
+           'drugseq_compounds', 'write_drugseq', 'moabox_compounds', 'write_moabox', 'write_tahoe', 'register_fixtures',
+           'nearest', 'Oracle', 'write_fixtures', 'write_split', 'section_runs', 'run_section', 'run_claims', 'reruns',
+           'coverage', 'per_paper', 'left_out', 'blocked', 'main']
 
 # %% ../nbs/92_claims.ipynb #61a4c68a
 def programmes(n_items:int, # items (knockdowns, compounds, drugs)
@@ -75,24 +76,49 @@ def write_drugseq(path, # the .h5ad of DE profiles to write
                   replicates:int=3, # per compound (the paper: 3)
                   n_prog:int=5, # shared programmes (compounds of one programme are alike)
                   noise:float=0.25, # replicate noise (sd of the LFC)
+                  own:float=0.6, # size of each compound's own part (`programmes`)
                   seed:int=0,
+                  compounds:list|None=None, # None: the 14 calibration compounds
+                  dose:float=3.16, # uM, recorded in obs
                  ) -> tuple[Path, pd.DataFrame]: # (the file, true signatures compounds x genes)
     "The DRUG-seq calibration design (14 compounds x 3 replicates, U2OS, 3.16 uM) with known signatures, in the DE file layout."
     from scipy import stats
     rng = np.random.default_rng(seed)
-    comps, genes = drugseq_compounds(), real_genes(n_genes, "k562", "gene")
-    S = programmes(len(comps), n_genes, n_prog, rng, own=0.6)[0]
+    comps, genes = list(compounds or drugseq_compounds()), real_genes(n_genes, "k562", "gene")
+    S = programmes(len(comps), n_genes, n_prog, rng, own=own)[0]
     L = np.repeat(S, replicates, 0) + rng.normal(0, noise, (len(comps) * replicates, n_genes))
     t = L / noise  # limma's moderated t, as a z here
     pval = 2 * stats.norm.sf(np.abs(t))
     rank = np.argsort(np.argsort(-np.abs(L), 1), 1) + 1  # Benjamini-Hochberg, per profile
     fdr = np.minimum(1, pval * n_genes / rank)
     obs = pd.DataFrame(dict(perturbation=np.repeat(comps, replicates), replicate=np.tile(np.arange(1, replicates + 1), len(comps)),
-                            dose=3.16, cell_line="u2os"), index=[f"s{i}" for i in range(len(L))])
+                            dose=dose, cell_line="u2os"), index=[f"s{i}" for i in range(len(L))])
     a = ad.AnnData(L.astype(np.float32), obs=obs, var=pd.DataFrame(index=genes),
                    layers={k: v.astype(np.float32) for k, v in dict(lfc=L, fdr=fdr, t=t, pvalue=pval).items()})
     Path(path).parent.mkdir(parents=True, exist_ok=True); a.write_h5ad(path)
     return Path(path), pd.DataFrame(S, index=comps, columns=genes)
+
+# %% ../nbs/92_claims.ipynb #f1663763
+MOABOX_ROW = "NIBR MoA Box DRUG-seq (U2OS)"
+
+def moabox_compounds(n_other:int=60, # launched Hub drugs approved for none of the diseases
+                     seed:int=0,
+                    ) -> list[str]: # sorted names
+    "The Table S1 diseases' approved drugs (Repurposing Hub names) but the 14 calibration compounds, and `n_other` other launched drugs."
+    from llm_perturb.crossmodal import load_diseases
+    from llm_perturb.data import load_repurposing
+    skip = {c.lower() for c in drugseq_compounds()}
+    approved = sorted({x for v in load_diseases().hub_drugs for x in v if x.lower() not in skip})
+    hub = load_repurposing().query("clinical_phase == 'Launched'").pert_iname.drop_duplicates()
+    others = sorted(set(hub) - {x.lower() for x in approved} - skip)
+    return sorted(approved + np.random.default_rng(seed).choice(others, n_other, replace=False).tolist())
+
+def write_moabox(path, # the .h5ad of DE profiles to write
+                 n_other:int=60, # compounds approved for none of the diseases
+                 seed:int=0,
+                ) -> tuple[Path, pd.DataFrame]: # (the file, true signatures compounds x genes)
+    "A MoA Box-style DE file (U2OS, 10 uM, 3 replicates) of `moabox_compounds`, each with a signature of its own."
+    return write_drugseq(path, compounds=moabox_compounds(n_other, seed), n_prog=40, own=1.0, dose=10.0, seed=seed + 1)  # own 1.0: no pair alike
 
 # %% ../nbs/92_claims.ipynb #d5b06d4b
 def write_tahoe(path, # the pseudobulk .h5ad (read_tahoe_pseudobulk layout: obs drug, cell_line, dose, plate; X log means)
@@ -266,14 +292,16 @@ TAHOE_ROW = "Tahoe-100M pseudobulk, LGR processing"
 def write_fixtures(folder, # created; the fixtures go under it
                    screens:dict=SCREENS, # cell line -> (the table's data set, knockdowns)
                   ) -> tuple[dict, dict, dict]: # (files by key, the truth for `Oracle`, the table's data set -> file)
-    "Every paper's fixture, at the paper's size: DRUG-seq DE, the GEARS screens, the Tahoe pseudobulk."
+    "Every paper's fixture, at the paper's size: DRUG-seq DE, the MoA Box plate, the GEARS screens, the Tahoe pseudobulk."
     d = Path(folder)
     fx, truth = {}, {"screens": {}}
-    fx["drugseq"], truth["compounds"] = write_drugseq(d / "drugseq_u2os_de.h5ad")
+    fx["drugseq"], S = write_drugseq(d / "drugseq_u2os_de.h5ad")
+    fx["moabox"], M = write_moabox(d / "moabox_u2os_de.h5ad")
+    truth["compounds"] = pd.concat([S, M])  # one truth of the compounds: the oracle tells them apart by signature
     for i, (cl, (_, n)) in enumerate(screens.items()):
         fx[cl], truth["screens"][cl] = write_screen(d / cl / "perturb_processed.h5ad", cl, n, seed=i)
     fx["tahoe"], truth["drugs"] = write_tahoe(d / "tahoe_pseudobulk.h5ad")
-    rows = {DRUGSEQ_ROW: fx["drugseq"], TAHOE_ROW: fx["tahoe"], **{row: fx[cl] for cl, (row, _) in screens.items()}}
+    rows = {DRUGSEQ_ROW: fx["drugseq"], MOABOX_ROW: fx["moabox"], TAHOE_ROW: fx["tahoe"], **{row: fx[cl] for cl, (row, _) in screens.items()}}
     pd.to_pickle((fx, truth, rows), d / "truth.pkl")  # `run_claims(reuse=True)` reruns sections on these fixtures
     return fx, truth, rows
 
@@ -288,22 +316,23 @@ def write_split(path, # the split file to write (CSV: perturbation, split)
     return Path(path)
 
 def section_runs(fx:dict, # files from `write_fixtures`
+                 full:bool=False, # also train GEARS at every size and draw of LangPert's sweeps (about 40 trainings: not in CI)
                 ) -> dict: # run folder -> (section, preset or None, parameters)
     "The plan: each section with the paper preset on its fixture, shrunk only where the work repeats (see the prose)."
     de = dict(de_file=str(fx["drugseq"]), compounds=drugseq_compounds(), replicates=3, repeats=1)
-    lp = dict(gears_epochs=0, n_draws=2, n_sim_perts=200, n_boot=200, cell_lines=["k562"], layout_check=False)
+    gears = dict(gears_epochs=1, gears_hidden=8)  # one epoch of a small GEARS: the path to a verdict, not GEARS' accuracy
+    lp = dict(n_draws=2, n_sim_perts=200, n_boot=200, cell_lines=["k562"], layout_check=False) | (gears if full else dict(gears_epochs=0))
     return {
         "kernel": ("kernel", "paper", de | dict(budgets=[6144], table_budget=6144)),
         "ablations": ("ablations", "paper", de),
         "batch_simulation": ("batch_simulation", "paper", de | dict(llm_compounds=None, batch_seeds=2)),
-        "cross_modal": ("cross_modal", "paper", dict(de_file=str(fx["drugseq"]), n_permutations=200)),
+        "cross_modal": ("cross_modal", "paper", dict(de_file=str(fx["moabox"]), n_permutations=200)),
         "langpert_k562": ("langpert", "paper", lp | dict(pseudobulk_file=str(fx["k562"]), train_sizes=[100, 850, None], llm_train_sizes=[100, 850])),
         "langpert_rpe1": ("langpert", "paper", lp | dict(pseudobulk_file=str(fx["rpe1"]), train_sizes=[50, 100, 250, 1170, None],
                                                           llm_train_sizes=[50, 100, 250, 1170])),
-        "lgr": ("lgr", None, dict(datasets=["pseudobulk"], pseudobulk_file=str(fx["tahoe"]), n_queries_llm=100_000, k=10, llm_limit=None)),
-        "kg_neighbours": ("kg_neighbours", "paper", dict(pseudobulk_file=[str(fx["k562"]), str(fx["rpe1"])], gears_epochs=0,
-                                                         split_file=str(fx["kg_split"]), cell_line="k562", holdout_line=None, n_boot=200,
-                                                         llm_n_test=1, llm_n_sim=1)),  # 0 (the preset) crashes graphs.kg_neighbours on an empty query list
+        "lgr": ("lgr", "paper", dict(pseudobulk_file=str(fx["tahoe"]))),
+        "kg_neighbours": ("kg_neighbours", "paper", dict(pseudobulk_file=[str(fx["k562"]), str(fx["rpe1"])], **gears,
+                                                         split_file=str(fx["kg_split"]), cell_line="k562", holdout_line=None, n_boot=200)),
     }
 
 def run_section(folder, # the run folder
@@ -327,6 +356,7 @@ def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv
                runs=None, # run folders of `section_runs` to run (None: all)
                jobs:int=2, # sections at once
                reuse:bool=False, # take the fixtures (and their truth) already in OUT/fixtures, e.g. to rerun one section
+               full:bool=False, # GEARS at every size and draw of LangPert's sweeps too (`section_runs`)
                verbose:bool=True,
               ) -> Path: # the reproduce folder
     "Write the fixtures, register them, serve the oracle, run the sections and concatenate their results.csv."
@@ -335,12 +365,12 @@ def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     saved = out / "fixtures" / "truth.pkl"
-    fx, truth, rows = pd.read_pickle(saved) if reuse and saved.is_file() else write_fixtures(out / "fixtures")
+    fx, truth, rows = pd.read_pickle(saved) if reuse and saved.is_file() and "moabox" in pd.read_pickle(saved)[0] else write_fixtures(out / "fixtures")
     fx["kg_split"] = write_split(out / "fixtures" / "screens_split.csv", [p for T in truth["screens"].values() for p in T.index])
     env = dict(os.environ, **{TABLE_ENV: str(register_fixtures(out, rows)), "LLM_PERTURB_CACHE_DIR": str(out / "cache")})
     for k in [k for k in env if k.endswith("_API_KEY")]: env.pop(k)  # a server given by URL needs none
     if verbose: print(f"fixtures written and registered in {time.perf_counter() - t0:.0f} s", flush=True)
-    plan = {k: v for k, v in section_runs(fx).items() if runs is None or k in runs}
+    plan = {k: v for k, v in section_runs(fx, full).items() if runs is None or k in runs}
     from llm_perturb.paths import checkout_file
     oracle = Oracle(truth["screens"], truth["compounds"], truth["drugs"], diseases=pd.read_csv(checkout_file("data/diseases.tsv"), sep="	"))
     rep = out / "reproduce"
@@ -371,7 +401,7 @@ def coverage(run_dir, # a reproduce folder (or any run folders the report reads)
     if table is not None: os.environ[TABLE_ENV] = str(table)
     try:
         paper = paper_numbers()
-        return claims(collect_runs([run_dir])[0], paper).assign(rerun=reruns(paper).to_numpy())
+        return claims(collect_runs([run_dir])[0], paper).assign(rerun=reruns(paper).to_numpy(), method=paper.comparable_method.to_numpy())
     finally:
         if table is not None:
             if old is None: os.environ.pop(TABLE_ENV, None)
@@ -384,33 +414,40 @@ def per_paper(cl:pd.DataFrame) -> pd.DataFrame:
     return t.assign(verdicts=v.groupby(cl.paper).sum(), rerun=cl.rerun.groupby(cl.paper).sum(),
                     **{"rerun, no verdict": (cl.rerun & ~v).groupby(cl.paper).sum()})
 
-def blocked(cl:pd.DataFrame) -> pd.DataFrame:
-    "Claims of rerun methods left without a verdict, grouped by the report's reason (what a fix must remove)."
-    b = cl[cl.rerun & cl.verdict.eq("not testable here")]
+def left_out(cl:pd.DataFrame, full:bool=False) -> pd.Series:
+    "Claims the plan does not run without `full`: LangPert's GEARS numbers at each training size (GEARS trained at every size and draw)."
+    return cl.method.astype(str).str.startswith("gears@") & (not full)
+
+def blocked(cl:pd.DataFrame, full:bool=False) -> pd.DataFrame:
+    "Claims of rerun methods left without a verdict (but those `left_out` of the plan), grouped by the report's reason (what a fix must remove)."
+    b = cl[cl.rerun & cl.verdict.eq("not testable here") & ~left_out(cl, full)]
     return b.groupby(["paper", "why"]).claim.agg(claims="size", e_g=lambda s: s.iloc[0]).reset_index()
 
 # %% ../nbs/92_claims.ipynb #9507302e
 def main(argv=None):
-    "python -m llm_perturb.claims OUT [--runs RUN ...] [--reuse] [--jobs N] [--min-verdicts N] [--strict] [--report]: the claims-coverage test."
+    "python -m llm_perturb.claims OUT [--runs RUN ...] [--reuse] [--full] [--jobs N] [--min-verdicts N] [--strict] [--report]: the claims-coverage test."
     import argparse
     ap = argparse.ArgumentParser(prog="python -m llm_perturb.claims", description=main.__doc__)
     ap.add_argument("out"); ap.add_argument("--runs", nargs="+"); ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--reuse", action="store_true", help="reuse the fixtures in OUT (rerun some --runs beside earlier ones)")
     ap.add_argument("--min-verdicts", type=int, default=100, help="fail below this many verdicts (the issue: 100)")
-    ap.add_argument("--strict", action="store_true", help="fail when any claim of a rerun method has no verdict")
+    ap.add_argument("--strict", action="store_true", help="fail when any claim of a rerun method has no verdict (but those left out without --full)")
+    ap.add_argument("--full", action="store_true", help="train GEARS at every size and draw of LangPert's sweeps too (about 40 trainings)")
     ap.add_argument("--report", action="store_true", help="also write the HTML report (llm-perturb report)")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
-    rep = run_claims(a.out, a.runs, a.jobs, a.reuse)
+    rep = run_claims(a.out, a.runs, a.jobs, a.reuse, a.full)
     cl = coverage(rep, Path(a.out) / "paper_datasets.tsv")
     cl.to_csv(Path(a.out) / "claims.csv", index=False)
     pd.set_option("display.width", 200, "display.max_colwidth", 150, "display.max_rows", 500)
     print("\nverdicts per paper:"); print(per_paper(cl).to_string())
     n = int(cl.verdict.ne("not testable here").sum())
     print(f"\n{n} of {len(cl)} claims got a verdict; {int(cl.rerun.sum())} are claims of methods this project reruns")
-    b = blocked(cl)
+    b, skip = blocked(cl, a.full), cl.rerun & cl.verdict.eq("not testable here") & left_out(cl, a.full)
     print(f"\nclaims of rerun methods still without a verdict ({int(b.claims.sum()) if len(b) else 0}), by reason:")
     for r in b.itertuples(): print(f"  {r.paper}: {r.claims} x {r.why}  (e.g. {r.e_g})")
+    if skip.any(): print(f"\nleft out of this plan ({int(skip.sum())}: LangPert's GEARS at each training size; --full trains it): "
+                         + ", ".join(sorted(set(cl.method[skip]))))
     rest = cl[~cl.rerun].groupby(["paper", "why"]).size()
     print(f"\nuntestable by name ({int(rest.sum())}: methods not rerun, or set beside several of ours):")
     for (p, why), k in rest.items(): print(f"  {p}: {k} x {why}")
