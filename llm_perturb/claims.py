@@ -12,8 +12,8 @@ import numpy as np, pandas as pd, anndata as ad
 # %% auto #0
 __all__ = ['DRUGSEQ_ROW', 'MOABOX_ROW', 'MODEL', 'SCREENS', 'TAHOE_ROW', 'programmes', 'real_genes', 'write_screen',
            'drugseq_compounds', 'write_drugseq', 'moabox_compounds', 'write_moabox', 'write_tahoe', 'register_fixtures',
-           'nearest', 'Oracle', 'write_fixtures', 'write_split', 'section_runs', 'run_section', 'run_claims', 'reruns',
-           'coverage', 'per_paper', 'left_out', 'blocked', 'main']
+           'nearest', 'Oracle', 'write_fixtures', 'write_split', 'section_runs', 'commands', 'run_command',
+           'run_claims', 'reruns', 'coverage', 'per_paper', 'left_out', 'blocked', 'main']
 
 # %% ../nbs/92_claims.ipynb #61a4c68a
 def programmes(n_items:int, # items (knockdowns, compounds, drugs)
@@ -316,9 +316,9 @@ def write_split(path, # the split file to write (CSV: perturbation, split)
     return Path(path)
 
 def section_runs(fx:dict, # files from `write_fixtures`
-                 full:bool=False, # also train GEARS at every size and draw of LangPert's sweeps (about 40 trainings: not in CI)
+                 full:bool=False, # also train GEARS at every size and draw of LangPert's sweeps (70 trainings: not in CI)
                 ) -> dict: # run folder -> (section, preset or None, parameters)
-    "The plan: each section with the paper preset on its fixture, shrunk only where the work repeats (see the prose)."
+    "The plan: each section with the paper preset on its fixture, shrunk only where the work repeats (see the prose); a run named after its section goes through `reproduce`."
     de = dict(de_file=str(fx["drugseq"]), compounds=drugseq_compounds(), replicates=3, repeats=1)
     gears = dict(gears_epochs=1, gears_hidden=8)  # one epoch of a small GEARS: the path to a verdict, not GEARS' accuracy
     lp = dict(n_draws=2, n_sim_perts=200, n_boot=200, cell_lines=["k562"], layout_check=False) | (gears if full else dict(gears_epochs=0))
@@ -327,7 +327,7 @@ def section_runs(fx:dict, # files from `write_fixtures`
         "ablations": ("ablations", "paper", de),
         "batch_simulation": ("batch_simulation", "paper", de | dict(llm_compounds=None, batch_seeds=2)),
         "cross_modal": ("cross_modal", "paper", dict(de_file=str(fx["moabox"]), n_permutations=200)),
-        "langpert_k562": ("langpert", "paper", lp | dict(pseudobulk_file=str(fx["k562"]), train_sizes=[100, 850, None], llm_train_sizes=[100, 850])),
+        "langpert": ("langpert", "paper", lp | dict(pseudobulk_file=str(fx["k562"]), train_sizes=[100, 850, None], llm_train_sizes=[100, 850])),
         "langpert_rpe1": ("langpert", "paper", lp | dict(pseudobulk_file=str(fx["rpe1"]), train_sizes=[50, 100, 250, 1170, None],
                                                           llm_train_sizes=[50, 100, 250, 1170])),
         "lgr": ("lgr", "paper", dict(pseudobulk_file=str(fx["tahoe"]))),
@@ -335,21 +335,37 @@ def section_runs(fx:dict, # files from `write_fixtures`
                                                          split_file=str(fx["kg_split"]), cell_line="k562", holdout_line=None, n_boot=200)),
     }
 
-def run_section(folder, # the run folder
-                section:str, preset:str|None, params:dict,
-                url:str, # the oracle's address (--api-base)
+def commands(plan:dict, # `section_runs`, or part of it
+             url:str, # the oracle's address (--api-base)
+             rep, # the reproduce folder
+            ) -> dict: # log name -> command line
+    """One `llm-perturb reproduce --preset paper` over the runs named after their section (-p SECTION.NAME VALUE, into
+    REP/<section>), and one `llm-perturb run` per other run (a second screen of a section: LangPert's RPE1, into REP/<run>)."""
+    opts = ["--model", MODEL, "--api-base", url, "--concurrency", "16", "-q", "--skip-flags", "rl"]
+    together = {k: v for k, v in plan.items() if k == v[0]}
+    if {v[1] for v in together.values()} - {"paper"}: raise ValueError("reproduce runs one preset: every section's must be 'paper'")
+    cmds = {}
+    if together:
+        cmds["reproduce"] = ["llm-perturb", "reproduce", "--preset", "paper", "--out", str(rep), "--sections", *together, *opts]
+        for sec, (_, _, params) in together.items():
+            for k, v in params.items(): cmds["reproduce"] += ["-p", f"{sec}.{k}", json.dumps(v)]
+    for run, (sec, preset, params) in plan.items():
+        if run in together: continue
+        cmds[run] = ["llm-perturb", "run", sec, "--out", str(Path(rep) / run), *opts] + (["--preset", preset] if preset else [])
+        for k, v in params.items(): cmds[run] += ["-p", k, json.dumps(v)]
+    return cmds
+
+def run_command(name:str, args:list, # a log name and the command line (`commands`)
+                rep, # the reproduce folder: the log is REP/<name>.log
                 env:dict, # the environment of the run (LLM_PERTURB_PAPER_DATASETS set)
-                concurrency:int=16,
-               ) -> dict: # run, rc, wall_s, tail of its output
-    "`llm-perturb run SECTION --preset ... --model hosted_vllm/oracle --api-base URL -p ...`; its log beside the folder."
-    folder = Path(folder)
-    args = ["llm-perturb", "run", section, "--model", MODEL, "--api-base", url, "--concurrency", str(concurrency), "-q",
-            "--skip-flags", "rl", "--out", str(folder)] + (["--preset", preset] if preset else [])
-    for k, v in params.items(): args += ["-p", k, json.dumps(v)]
+               ) -> dict: # name, rc, wall_s, tail of its output
+    "Run one command line of the plan; its output (and the line itself) in a log beside the run folders."
     t = time.perf_counter()
     p = subprocess.run(args, capture_output=True, text=True, env=env)
-    (folder.parent / f"{folder.name}.log").write_text(" ".join(args) + "\n" + p.stdout + p.stderr)
-    return dict(run=folder.name, rc=p.returncode, wall_s=round(time.perf_counter() - t, 1), tail=(p.stdout + p.stderr)[-800:])
+    Path(rep).mkdir(parents=True, exist_ok=True)
+    (Path(rep) / f"{name}.log").write_text(" ".join(args) + "\n" + p.stdout + p.stderr)
+    return dict(run=name, rc=p.returncode, wall_s=round(time.perf_counter() - t, 1), tail=(p.stdout + p.stderr)[-800:])
+
 
 # %% ../nbs/92_claims.ipynb #262c06a6
 def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv, reproduce/ (one folder per run), cache/
@@ -376,10 +392,13 @@ def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv
     rep = out / "reproduce"
     rep.mkdir(exist_ok=True)
     with FakeServer(delay=0.0, answer=oracle) as srv, ThreadPoolExecutor(jobs) as ex:
-        recs = list(ex.map(lambda kv: run_section(rep / kv[0], *kv[1], srv.url, env), plan.items()))
-    (out / "runs.json").write_text(json.dumps(dict(runs=recs, oracle=oracle.counts, wall_s=round(time.perf_counter() - t0, 1)), indent=1))
+        recs = list(ex.map(lambda kv: run_command(*kv, rep, env), commands(plan, srv.url, rep).items()))
+    runs = {k: json.loads(f.read_text()) if (f := rep / k / "run.json").is_file() else {} for k in plan}
+    (out / "runs.json").write_text(json.dumps(dict(commands=recs, runs={k: {c: r.get(c) for c in ("status", "wall_s", "error")} for k, r in runs.items()},
+                                                   oracle=oracle.counts, wall_s=round(time.perf_counter() - t0, 1)), indent=1))
     if verbose:
         for r in recs: print(f"  {r['run']:17s} exit {r['rc']}  {r['wall_s']:6.1f} s" + ("" if r["rc"] == 0 else f"\n{r['tail']}"))
+        for k, r in runs.items(): print(f"    {k:17s} {r.get('status', 'not run'):8s} {r.get('wall_s') or 0:6.1f} s  {(r.get('error') or '')[:300]}")
         print(f"oracle answers: {oracle.counts}; {time.perf_counter() - t0:.0f} s in all")
     tables = [pd.read_csv(f, keep_default_na=False) for f in sorted(rep.glob("*/results.csv"))]  # every run folder, earlier ones too
     if tables: pd.concat(tables, ignore_index=True).to_csv(rep / "results.csv", index=False)
@@ -432,7 +451,7 @@ def main(argv=None):
     ap.add_argument("--reuse", action="store_true", help="reuse the fixtures in OUT (rerun some --runs beside earlier ones)")
     ap.add_argument("--min-verdicts", type=int, default=100, help="fail below this many verdicts (the issue: 100)")
     ap.add_argument("--strict", action="store_true", help="fail when any claim of a rerun method has no verdict (but those left out without --full)")
-    ap.add_argument("--full", action="store_true", help="train GEARS at every size and draw of LangPert's sweeps too (about 40 trainings)")
+    ap.add_argument("--full", action="store_true", help="train GEARS at every size and draw of LangPert's sweeps too (70 trainings)")
     ap.add_argument("--report", action="store_true", help="also write the HTML report (llm-perturb report)")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
