@@ -15,8 +15,9 @@ from .runner import *
 from .runner import _results, _write_json  # noqa: F401 (importable from here, as before)
 
 # %% auto #0
-__all__ = ['LLM_OPTIONS', 'parse_value', 'parse_params', 'llm_options', 'prepare', 'cmd_run', 'cmd_sweep', 'cmd_reproduce',
-           'cmd_report', 'cmd_data', 'cmd_data_pseudobulk', 'cmd_models', 'cmd_cache', 'build_parser', 'main']
+__all__ = ['LLM_OPTIONS', 'parse_value', 'parse_params', 'absolute_paths', 'llm_options', 'prepare', 'cmd_run', 'cmd_sweep',
+           'cmd_reproduce', 'cmd_report', 'cmd_data', 'cmd_data_pseudobulk', 'cmd_models', 'cmd_cache', 'build_parser',
+           'main']
 
 # %% ../nbs/90_cli.ipynb #34aed783
 _MOVED = dict.fromkeys(["use_router", "router_config", "router_provider", "models_table", "install_model"], "llm") | \
@@ -52,8 +53,23 @@ def parse_params(pairs, # [[NAME, VALUE], ...] as argparse collects `-p NAME VAL
         if not all(p.isidentifier() for p in parts):
             raise CLIError(f"parameter name {name!r} is not a Python identifier; write -p NAME VALUE, e.g. -p seed 3"
                            + (" (or -p SECTION.NAME VALUE, e.g. -p kernel.n_compounds 2)" if scoped else ""))
-        out[name] = parse_value(text)
+        out[name] = absolute_paths(parts[-1], parse_value(text))
     return out
+
+_PATH_PARAM = re.compile(r"_(file|files|dir|path)$")
+
+def absolute_paths(name:str, # a parameter name
+                   value, # its parsed value
+                   cwd=None, # where the command runs (default: the working directory)
+                  ):
+    """A path parameter's (`*_file`, `*_files`, `*_dir`, `*_path`) relative paths that exist where the command runs, made
+    absolute (also in a list or mapping): the notebook runs in its own folder, where they would name nothing."""
+    if not _PATH_PARAM.search(name): return value
+    cwd = Path(cwd or Path.cwd())
+    if isinstance(value, list): return [absolute_paths(name, v, cwd) for v in value]
+    if isinstance(value, dict): return {k: absolute_paths(name, v, cwd) for k, v in value.items()}
+    if isinstance(value, str) and value and not Path(value).is_absolute() and (cwd / value).exists(): return str((cwd / value).resolve())
+    return value
 
 # %% ../nbs/90_cli.ipynb #d5fcdfb1
 LLM_OPTIONS = ("api_base", "concurrency", "max_cost", "dry_run")
