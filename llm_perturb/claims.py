@@ -378,7 +378,7 @@ def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv
     "Write the fixtures, register them, serve the oracle, run the sections and concatenate their results.csv."
     from llm_perturb.llm import FakeServer
     from llm_perturb.datasets import TABLE_ENV
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    out = Path(out).resolve(); out.mkdir(parents=True, exist_ok=True)  # absolute: the sections run in nbs/, not here
     t0 = time.perf_counter()
     saved = out / "fixtures" / "truth.pkl"
     fx, truth, rows = pd.read_pickle(saved) if reuse and saved.is_file() and "moabox" in pd.read_pickle(saved)[0] else write_fixtures(out / "fixtures")
