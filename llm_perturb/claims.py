@@ -316,12 +316,12 @@ def write_split(path, # the split file to write (CSV: perturbation, split)
     return Path(path)
 
 def section_runs(fx:dict, # files from `write_fixtures`
-                 full:bool=False, # also train GEARS at every size and draw of LangPert's sweeps (70 trainings: not in CI)
+                 full:bool=False, # also train GEARS at every size and draw of LangPert's sweeps (40 trainings: not in CI)
                 ) -> dict: # run folder -> (section, preset or None, parameters)
     "The plan: each section with the paper preset on its fixture, shrunk only where the work repeats (see the prose); a run named after its section goes through `reproduce`."
     de = dict(de_file=str(fx["drugseq"]), compounds=drugseq_compounds(), replicates=3, repeats=1)
     gears = dict(gears_epochs=1, gears_hidden=8)  # one epoch of a small GEARS: the path to a verdict, not GEARS' accuracy
-    lp = dict(n_draws=2, n_sim_perts=200, n_boot=200, cell_lines=["k562"], layout_check=False) | (gears if full else dict(gears_epochs=0))
+    lp = dict(n_draws=1, n_sim_perts=200, n_boot=200, cell_lines=["k562"], layout_check=False) | (gears if full else dict(gears_epochs=0))
     return {
         "kernel": ("kernel", "paper", de | dict(budgets=[6144], table_budget=6144)),
         "ablations": ("ablations", "paper", de),
@@ -451,7 +451,7 @@ def main(argv=None):
     ap.add_argument("--reuse", action="store_true", help="reuse the fixtures in OUT (rerun some --runs beside earlier ones)")
     ap.add_argument("--min-verdicts", type=int, default=100, help="fail below this many verdicts (the issue: 100)")
     ap.add_argument("--strict", action="store_true", help="fail when any claim of a rerun method has no verdict (but those left out without --full)")
-    ap.add_argument("--full", action="store_true", help="train GEARS at every size and draw of LangPert's sweeps too (70 trainings)")
+    ap.add_argument("--full", action="store_true", help="train GEARS at every size and draw of LangPert's sweeps too (40 trainings)")
     ap.add_argument("--report", action="store_true", help="also write the HTML report (llm-perturb report)")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
