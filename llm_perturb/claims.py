@@ -32,10 +32,12 @@ def real_genes(n:int, # how many names
                cell_line:str="k562", # PerturbQA line whose label file gives the names
                column:str="pert", # 'pert' (knocked-down genes) or 'gene' (read-out genes)
                exclude=(), # names to skip
+               keep=None, # if given, only names in it (e.g. `gene2go_table()`: genes GEARS can embed)
               ) -> list[str]:
     "The first `n` names (sorted) of a PerturbQA label file's column: real gene symbols the graphs know."
     from llm_perturb.data import load_perturbqa
-    names = [g for g in sorted(pd.unique(load_perturbqa(cell_line, "de")[column].astype(str))) if g not in set(exclude)]
+    names = [g for g in sorted(pd.unique(load_perturbqa(cell_line, "de")[column].astype(str)))
+             if g not in set(exclude) and (keep is None or g in keep)]
     if len(names) < n: raise ValueError(f"only {len(names)} {column} names in PerturbQA {cell_line}; asked for {n}: ask for fewer")
     return names[:n]
 
@@ -49,10 +51,11 @@ def write_screen(path, # the perturb_processed.h5ad to write
                  n_prog:int=40, # shared programmes
                  seed:int=0,
                 ) -> tuple[Path, pd.DataFrame]: # (the file, true deltas knockdowns x genes)
-    "A Perturb-seq screen in GEARS' perturb_processed.h5ad layout whose true deltas are known."
+    "A Perturb-seq screen in GEARS' perturb_processed.h5ad layout whose true deltas are known; every knockdown has GO terms."
     from llm_perturb.data import write_gears_example
+    from llm_perturb.gears_baseline import gene2go_table
     rng = np.random.default_rng(seed)
-    perts = real_genes(n_perts, cell_line, "pert")
+    perts = real_genes(n_perts, cell_line, "pert", keep=gene2go_table())  # as in GEARS' versions of the screens
     genes = real_genes(n_genes, cell_line, "gene", exclude=perts)
     D = 0.5 * programmes(n_perts, n_genes, n_prog, rng)[0]
     mu = rng.uniform(1.5, 3.0, n_genes)
