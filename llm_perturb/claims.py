@@ -13,8 +13,7 @@ import numpy as np, pandas as pd, anndata as ad
 __all__ = ['DRUGSEQ_ROW', 'MOABOX_ROW', 'MODEL', 'SCREENS', 'TAHOE_ROW', 'OUTSIDE_PLAN', 'programmes', 'real_genes',
            'write_screen', 'drugseq_compounds', 'write_drugseq', 'moabox_compounds', 'write_moabox', 'write_tahoe',
            'register_fixtures', 'nearest', 'Oracle', 'write_fixtures', 'write_split', 'section_runs', 'commands',
-           'run_command', 'run_claims', 'reruns', 'coverage', 'per_paper', 'left_out', 'named_methods', 'unwritten',
-           'blocked', 'main']
+           'run_command', 'run_claims', 'reruns', 'coverage', 'per_paper', 'left_out', 'unwritten', 'blocked', 'main']
 
 # %% ../nbs/92_claims.ipynb #61a4c68a
 def programmes(n_items:int, # items (knockdowns, compounds, drugs)
@@ -446,19 +445,14 @@ OUTSIDE_PLAN = {  # methods the table names (PerturbQA's rows, set beside severa
     "kg_llm_qa+kg": "22's §6.3 QA, written with qa_n_genes > 0 (the paper preset asks none; 22's own test run writes it)",
     "langpert@grounded": "20 with grounding=True (a block of facts of ours, beyond the papers: the paper preset keeps it off)"}
 
-def named_methods(row) -> set[str]:
-    "The methods one row of the table names: its `comparable_method` items and both sides of every clause of its `check`."
-    from llm_perturb.report import parse_check
-    out = {m.strip() for m in str(row.comparable_method).split(",") if m.strip()}
-    return out | ({m for a, _, b, _ in parse_check(row.check) for m in (a, b)} if row.check else set())
-
 def unwritten(results:pd.DataFrame, # from `report.collect_runs`: every row our runs wrote (section, method)
               paper:pd.DataFrame, # from `report.paper_numbers`
              ) -> pd.DataFrame: # method, section (as the table gives it), rows naming it
     "Every method a row of the table names that none of the row's sections wrote in these runs (a wrong name, or a method not run)."
+    from llm_perturb.report import _named  # a row's comparable methods and the methods of its check, as the report reads them
     wrote = set(zip(results.section, results.method))
-    miss = [dict(method=m, section=p.section) for p in paper.itertuples() for m in sorted(named_methods(p))
-            if not any((s.strip(), m) in wrote for s in p.section.split(","))]
+    miss = [dict(method=m, section=s) for j, s in enumerate(paper.section) for m in sorted(_named(paper.iloc[[j]]))
+            if not any((x.strip(), m) in wrote for x in s.split(","))]
     return pd.DataFrame(miss, columns=["method", "section"]).value_counts(sort=False).rename("rows").reset_index()
 
 def blocked(cl:pd.DataFrame, full:bool=False) -> pd.DataFrame:
@@ -484,7 +478,7 @@ def main(argv=None):
     cl.to_csv(Path(a.out) / "claims.csv", index=False)
     from llm_perturb.report import collect_runs, paper_numbers
     un = unwritten(collect_runs([rep])[0], paper_numbers())
-    un_why = un.method.map(lambda m: "left out of this plan: --full trains it" if m.startswith("gears@") and not a.full else OUTSIDE_PLAN.get(m, ""))
+    un_why = un.method.map(OUTSIDE_PLAN).fillna("").mask(left_out(un, a.full), "left out of this plan: --full trains it")
     pd.set_option("display.width", 200, "display.max_colwidth", 150, "display.max_rows", 500)
     print("\nverdicts per paper:"); print(per_paper(cl).to_string())
     n = int(cl.verdict.ne("not testable here").sum())
