@@ -8,13 +8,13 @@ import hashlib, json, os, tempfile, time, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np, pandas as pd, scipy.sparse as sp
-import anndata as ad
+import anndata as ad, numba
 
 # %% auto #0
 __all__ = ['SHARD_SUFFIXES', 'TAHOE_GENE_TABLE', 'TAHOE_COLUMNS', 'PARTIAL_KEYS', 'synthetic_cells', 'write_synthetic_shards',
            'expand_inputs', 'h5ad_rows', 'tahoe_gene_table', 'tahoe_rows', 'Plan', 'plan_shards', 'ShardError',
-           'read_block', 'log_normalize', 'group_sums', 'block_sums', 'save_partial', 'load_partial', 'GroupSums',
-           'reduce_partials', 'control_means', 'run_blocks', 'pseudobulk_shards']
+           'read_block', 'log_normalize', 'group_sums', 'block_sums', 'csr_group_sums', 'save_partial', 'load_partial',
+           'GroupSums', 'reduce_partials', 'control_means', 'run_blocks', 'pseudobulk_shards']
 
 # %% ../nbs/15_pseudobulk.ipynb #ff9a9196
 def synthetic_cells(n_cells:int, # cells
@@ -101,17 +101,20 @@ def _h5_shape(node)->tuple[int, int]:
     if isinstance(node, h5py.Dataset): return tuple(int(x) for x in node.shape)
     return tuple(int(x) for x in node.attrs['shape'])
 
-def h5ad_rows(path, start:int, stop:int, layer:str|None=None)->sp.csr_matrix:
-    "Rows start:stop of an .h5ad's X (or a layer) as float64 CSR, read from disk without loading the rest"
+def h5ad_rows(path, start:int, stop:int, layer:str|None=None,
+              dtype=np.float64, # of the values returned (None: as stored in the file)
+             )->sp.csr_matrix:
+    "Rows start:stop of an .h5ad's X (or a layer) as CSR (float64 by default), read from disk without loading the rest"
     import h5py
     with h5py.File(path, 'r') as f:
         node = _h5_matrix(f, layer)
-        if isinstance(node, h5py.Dataset): return sp.csr_matrix(np.asarray(node[start:stop], dtype=np.float64))
+        if isinstance(node, h5py.Dataset): return sp.csr_matrix(np.asarray(node[start:stop], dtype=dtype))
         enc = node.attrs.get('encoding-type', '')
         if enc != 'csr_matrix': raise ValueError(f"{path}: X is {enc or 'an unknown encoding'}; row blocks need CSR or dense "
                                                  "(convert it once: `a = anndata.read_h5ad(p); a.X = a.X.tocsr(); a.write_h5ad(p2)`)")
         ptr = node['indptr'][start:stop + 1].astype(np.int64)
-        data = node['data'][ptr[0]:ptr[-1]].astype(np.float64)
+        data = node['data'][ptr[0]:ptr[-1]]
+        if dtype is not None: data = data.astype(dtype, copy=False)
         idx = node['indices'][ptr[0]:ptr[-1]]
         return sp.csr_matrix((data, idx, ptr - ptr[0]), shape=(stop - start, _h5_shape(node)[1]))
 
@@ -310,12 +313,13 @@ def plan_shards(inputs, # .h5ad files, Tahoe-100M .parquet shards, or folders of
 class ShardError(ValueError):
     "A block of a shard could not be read or summed (the message names the file and its cells)"
 
-def read_block(spec:dict)->tuple[sp.csr_matrix, pd.DataFrame]:
-    "A block's cells: float64 CSR in the shard's own gene columns, and its groupby columns"
+def read_block(spec:dict, dtype=np.float64, # of X's values (None: as stored in the file)
+              )->tuple[sp.csr_matrix, pd.DataFrame]:
+    "A block's cells: CSR in the shard's own gene columns, and its groupby columns"
     if spec['kind'] == 'tahoe':
         return tahoe_rows(spec['path'], spec['row_groups'], spec['lookup'], spec['keys'], spec['n_file_genes'])
     import h5py
-    X = h5ad_rows(spec['path'], spec['start'], spec['stop'], spec['layer'])
+    X = h5ad_rows(spec['path'], spec['start'], spec['stop'], spec['layer'], dtype)
     with h5py.File(spec['path'], 'r') as f:
         obs = pd.DataFrame({k: _h5_column(f['obs'][k], spec['start'], spec['stop']) for k in spec['keys']})
     return X, obs
@@ -366,17 +370,14 @@ def group_sums(X:sp.csr_matrix, # a block's cells (float64 CSR)
     return G @ X  # its column order within a row is left as the product makes it (the same on every run)
 
 def block_sums(spec:dict, # a task spec of `plan_shards`
-               normalize:bool=True, # log-normalise each cell (`log_normalize`) before summing
+               normalize:bool=True, # log-normalise each cell (as `log_normalize`) before summing
                target_sum:float=1e4)->dict:
     "One block's partial result: its groups (labels, n cells) and their float64 sums of (log-normalised) expression"
     try:
-        X, obs = read_block(spec)
-        non_counts = bool(X.nnz and (X.data.min() < 0 or not np.array_equal(np.rint(X.data), X.data)))
-        if normalize: X = log_normalize(X, target_sum)
-        if spec['col_map'] is not None: X = _remap(X, spec['col_map'], spec['n_genes'])
+        X, obs = read_block(spec, dtype=None)  # the file's values as they are: the compiled pass reads them in place
         codes, labels = _block_groups(obs, spec['keys'])
         ok = codes >= 0; n = np.bincount(codes[ok], minlength=len(labels))
-        S = group_sums(X, codes, len(labels))
+        S, non_counts = csr_group_sums(X, codes, len(labels), spec['col_map'], spec['n_genes'], normalize, target_sum)
     except Exception as e:
         raise ShardError(f"{spec['path']} cells {spec['start']}:{spec['stop']}: {type(e).__name__}: {e}") from e
     sparse = sp.issparse(S)  # a dense table comes with empty indices and indptr
@@ -384,6 +385,86 @@ def block_sums(spec:dict, # a task spec of `plan_shards`
                 indices=S.indices.astype(np.int32) if sparse else np.zeros(0, np.int32),
                 indptr=S.indptr.astype(np.int64) if sparse else np.zeros(0, np.int64),
                 cells=np.int64(X.shape[0]), dropped=np.int64((~ok).sum()), non_counts=np.bool_(non_counts))
+
+# %% ../nbs/15_pseudobulk.ipynb #c8d2f3b1
+_MEMO = 64  # whole counts below this have their log1p computed once per cell
+
+@numba.njit(cache=True, nogil=True)
+def _group_sums_kernel(indptr, indices, data, codes, col_map, n_groups, n_out, normalize, target_sum, dense):
+    "The compiled pass of `csr_group_sums`: (dense table, sparse indptr, indices, data, non_counts)"
+    start = np.zeros(n_groups + 1, np.int64)  # each group's cells in row order: a counting sort of the codes
+    for r in range(len(codes)):
+        if codes[r] >= 0: start[codes[r] + 1] += 1
+    for g in range(n_groups): start[g + 1] += start[g]
+    cells, fill = np.empty(start[n_groups], np.int64), start[:-1].copy()
+    for r in range(len(codes)):
+        if codes[r] >= 0: cells[fill[codes[r]]] = r; fill[codes[r]] += 1
+    remap = len(col_map) > 0
+    table = np.zeros((n_groups if dense else 1, n_out))  # sparse: one row of zeros, reused group after group
+    mark = np.full(0 if dense else n_out, -1, np.int64)  # sparse: the last group that met each gene
+    ptr = np.zeros(n_groups + 1, np.int64)
+    if not dense:  # the sparse form's size: the genes of each group
+        for g in range(n_groups):
+            m = 0
+            for c in range(start[g], start[g + 1]):
+                for k in range(indptr[cells[c]], indptr[cells[c] + 1]):
+                    j = col_map[indices[k]] if remap else indices[k]
+                    if j >= 0 and mark[j] != g: mark[j] = g; m += 1
+            ptr[g + 1] = ptr[g] + m
+        mark[:] = -1
+    idx, val = np.empty(ptr[n_groups], np.int32), np.empty(ptr[n_groups])
+    memo, memo_cell = np.empty(_MEMO), np.full(_MEMO, -1, np.int64)  # memo[v] = log1p(v * scale) of cell memo_cell[v]
+    non_counts = False
+    for g in range(n_groups):  # each (group, gene) summed from 0 over the group's cells in row order
+        o = table[g] if dense else table[0]
+        m = ptr[g]
+        for c in range(start[g], start[g + 1]):
+            r = cells[c]; a, b = indptr[r], indptr[r + 1]
+            tot = 0.0
+            for k in range(a, b):
+                v = np.float64(data[k]); tot += v
+                if not (v >= 0) or v != np.rint(v): non_counts = True
+            scale = target_sum / (tot if tot > 0 else 1.0)
+            for k in range(a, b):
+                j = col_map[indices[k]] if remap else indices[k]
+                if j < 0: continue
+                v = np.float64(data[k])
+                if normalize:
+                    i = int(v) if (v >= 0 and v < _MEMO) else -1
+                    if i >= 0 and i == v:  # a small whole count: its log1p once per cell
+                        if memo_cell[i] != r: memo[i] = np.log1p(v * scale); memo_cell[i] = r
+                        v = memo[i]
+                    else: v = np.log1p(v * scale)
+                if not dense and mark[j] != g: mark[j] = g; idx[m] = j; m += 1
+                o[j] += v
+        if not dense:  # the group's sums copied out, its row zeroed for the next group
+            for t in range(ptr[g], m): val[t] = o[idx[t]]; o[idx[t]] = 0.0
+    for r in range(len(codes)):  # the cells of no group are checked for counts too
+        if codes[r] < 0:
+            for k in range(indptr[r], indptr[r + 1]):
+                v = np.float64(data[k])
+                if not (v >= 0) or v != np.rint(v): non_counts = True
+    return table, ptr, idx, val, non_counts
+
+def csr_group_sums(X:sp.csr_matrix, # a block's cells, values as stored (float32, float64 or integer counts)
+                   codes:np.ndarray, # each cell's group, 0..n_groups-1 (-1: the cell is left out)
+                   n_groups:int,
+                   col_map:np.ndarray|None=None, # col_map[j] = output column of X's column j (-1: dropped); None: the same
+                   n_out:int|None=None, # output columns (None: X's)
+                   normalize:bool=True, # log1p(value / cell total * target_sum) before summing; False: the values as they are
+                   target_sum:float=1e4,
+                   dense_limit:float=4.0, # a dense table when groups x genes is at most this many times the block's non-zeros
+                  )->tuple[np.ndarray|sp.csr_matrix, bool]:
+    "Float64 sums per group of each cell's log-normalised values, in one compiled pass; and whether X may not hold counts"
+    n_out = X.shape[1] if n_out is None else n_out
+    ptr = np.asarray(X.indptr, np.int64)
+    dense = n_groups * n_out <= dense_limit * max(X.nnz, 1)
+    cm = np.zeros(0, np.int64) if col_map is None else np.asarray(col_map, np.int64)
+    if len(codes) != X.shape[0]: raise ValueError(f"{len(codes)} group codes for {X.shape[0]} cells")
+    if len(cm) and len(cm) != X.shape[1]: raise ValueError(f"col_map has {len(cm)} entries for {X.shape[1]} columns")
+    T, p, i, v, non_counts = _group_sums_kernel(ptr, X.indices, X.data, np.asarray(codes, np.int64), cm, n_groups, n_out,
+                                                bool(normalize), float(target_sum), dense)
+    return (T if dense else sp.csr_matrix((v, i, p), shape=(n_groups, n_out))), bool(non_counts)
 
 # %% ../nbs/15_pseudobulk.ipynb #6bc7c1a1
 PARTIAL_KEYS = ('labels', 'n', 'cells', 'dropped', 'non_counts', 'indptr', 'indices', 'data')  # the order in the file
