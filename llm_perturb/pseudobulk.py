@@ -171,24 +171,47 @@ def _find_gene_table(shard:Path, given=None)->Path:
                             f"metadata/{TAHOE_GENE_TABLE} was not found beside it or in ../metadata/: pass its path "
                             "(tahoe_genes= / --tahoe-genes)")
 
+@numba.njit(cache=True, nogil=True)
+def _tahoe_fill(lens, tok, val, lookup, ptr, col, dat):
+    "Count (col empty) or write (col sized) each cell's kept entries: a known token with a value >= 0 (the CLS entry's is -2)"
+    canonical, at, n = True, 0, 0
+    for r in range(len(lens)):
+        last = -1
+        for k in range(at, at + lens[r]):
+            t = tok[k]
+            j = lookup[t] if t >= 0 and t < len(lookup) else -1
+            if j >= 0 and val[k] >= 0:
+                if len(col): col[n] = j; dat[n] = val[k]
+                if j <= last: canonical = False
+                last = j; n += 1
+        at += lens[r]; ptr[r + 1] = n
+    return canonical
+
+def _tahoe_csr(lens, tok, val, lookup, dtype):
+    "CSR arrays (indptr, indices, data of `dtype`) of the cells' flattened lists, and whether each row's genes are in order, once each"
+    ptr = np.zeros(len(lens) + 1, np.int64)
+    _tahoe_fill(lens, tok, val, lookup, ptr, np.zeros(0, np.int32), np.zeros(0, dtype))
+    col, dat = np.empty(ptr[-1], np.int32), np.empty(ptr[-1], dtype)
+    return ptr, col, dat, _tahoe_fill(lens, tok, val, lookup, ptr, col, dat)
+
 def tahoe_rows(path, row_groups:list[int], # the shard and which of its row groups
                lookup:np.ndarray, # token id -> row of the gene table (-1: not a gene)
                columns:list[str], # obs columns to return
                n_genes:int, # genes in the gene table
+               dtype=np.float64, # of the values returned (None: as stored in the file)
               )->tuple[sp.csr_matrix, pd.DataFrame]:
-    "Row groups of a Tahoe-100M parquet shard as float64 CSR counts (the leading CLS entry dropped) and its obs columns"
+    "Row groups of a Tahoe-100M parquet shard as CSR counts (the leading CLS entry dropped) and its obs columns"
     import pyarrow.parquet as pq, pyarrow.compute as pc
     t = pq.ParquetFile(path).read_row_groups(row_groups, columns=[*TAHOE_COLUMNS, *columns])
     g, e = (t.column(c).combine_chunks() for c in TAHOE_COLUMNS)
     lens = pc.fill_null(pc.list_value_length(g), 0).to_numpy()
     if not np.array_equal(lens, pc.fill_null(pc.list_value_length(e), 0).to_numpy()):
         raise ValueError(f"{path}: a cell's genes and expressions lists differ in length")
-    tok = pc.list_flatten(g).to_numpy().astype(np.int64); val = pc.list_flatten(e).to_numpy().astype(np.float64)
-    col = np.where((tok >= 0) & (tok < len(lookup)), lookup[np.clip(tok, 0, len(lookup) - 1)], -1)
-    keep = (col >= 0) & (val >= 0)  # a negative value marks the CLS token that opens each cell's lists
-    ptr = np.concatenate([[0], np.cumsum(keep)])[np.concatenate([[0], np.cumsum(lens)])]  # kept entries before each cell
-    X = sp.csr_matrix((val[keep], col[keep], ptr), shape=(t.num_rows, n_genes))
-    if not X.has_canonical_format: X.sum_duplicates()  # genes listed out of token order, or twice
+    tok, val = pc.list_flatten(g).to_numpy(), pc.list_flatten(e).to_numpy()  # no copies: the lists' own buffers
+    ptr, col, dat, canonical = _tahoe_csr(lens.astype(np.int64), tok, val, np.asarray(lookup, np.int64),
+                                          np.dtype(dtype or val.dtype))
+    X = sp.csr_matrix((dat, col, ptr), shape=(t.num_rows, n_genes))
+    if not canonical: X.sum_duplicates()  # genes listed out of token order, or twice
     obs = pd.DataFrame({c: t.column(c).to_pandas().astype(object) for c in columns})
     return X, obs
 
@@ -317,7 +340,7 @@ def read_block(spec:dict, dtype=np.float64, # of X's values (None: as stored in 
               )->tuple[sp.csr_matrix, pd.DataFrame]:
     "A block's cells: CSR in the shard's own gene columns, and its groupby columns"
     if spec['kind'] == 'tahoe':
-        return tahoe_rows(spec['path'], spec['row_groups'], spec['lookup'], spec['keys'], spec['n_file_genes'])
+        return tahoe_rows(spec['path'], spec['row_groups'], spec['lookup'], spec['keys'], spec['n_file_genes'], dtype)
     import h5py
     X = h5ad_rows(spec['path'], spec['start'], spec['stop'], spec['layer'], dtype)
     with h5py.File(spec['path'], 'r') as f:
