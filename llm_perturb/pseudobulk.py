@@ -413,8 +413,8 @@ def block_sums(spec:dict, # a task spec of `plan_shards`
 _MEMO = 64  # whole counts below this have their log1p computed once per cell
 
 @numba.njit(cache=True, nogil=True)
-def _group_sums_kernel(indptr, indices, data, codes, col_map, n_groups, n_out, normalize, target_sum, dense):
-    "The compiled pass of `csr_group_sums`: (dense table, sparse indptr, indices, data, non_counts)"
+def _group_sums_kernel(indptr, indices, data, codes, col_map, n_groups, n_out, normalize, target_sum, dense, table):
+    "The compiled pass of `csr_group_sums` into `table` (zeros: groups x genes, or 1 x genes for the sparse form): (sparse indptr, indices, data, non_counts)"
     start = np.zeros(n_groups + 1, np.int64)  # each group's cells in row order: a counting sort of the codes
     for r in range(len(codes)):
         if codes[r] >= 0: start[codes[r] + 1] += 1
@@ -423,7 +423,6 @@ def _group_sums_kernel(indptr, indices, data, codes, col_map, n_groups, n_out, n
     for r in range(len(codes)):
         if codes[r] >= 0: cells[fill[codes[r]]] = r; fill[codes[r]] += 1
     remap = len(col_map) > 0
-    table = np.zeros((n_groups if dense else 1, n_out))  # sparse: one row of zeros, reused group after group
     mark = np.full(0 if dense else n_out, -1, np.int64)  # sparse: the last group that met each gene
     ptr = np.zeros(n_groups + 1, np.int64)
     if not dense:  # the sparse form's size: the genes of each group
@@ -467,7 +466,7 @@ def _group_sums_kernel(indptr, indices, data, codes, col_map, n_groups, n_out, n
             for k in range(indptr[r], indptr[r + 1]):
                 v = np.float64(data[k])
                 if not (v >= 0) or v != np.rint(v): non_counts = True
-    return table, ptr, idx, val, non_counts
+    return ptr, idx, val, non_counts
 
 def csr_group_sums(X:sp.csr_matrix, # a block's cells, values as stored (float32, float64 or integer counts)
                    codes:np.ndarray, # each cell's group, 0..n_groups-1 (-1: the cell is left out)
@@ -485,8 +484,10 @@ def csr_group_sums(X:sp.csr_matrix, # a block's cells, values as stored (float32
     cm = np.zeros(0, np.int64) if col_map is None else np.asarray(col_map, np.int64)
     if len(codes) != X.shape[0]: raise ValueError(f"{len(codes)} group codes for {X.shape[0]} cells")
     if len(cm) and len(cm) != X.shape[1]: raise ValueError(f"col_map has {len(cm)} entries for {X.shape[1]} columns")
-    T, p, i, v, non_counts = _group_sums_kernel(ptr, X.indices, X.data, np.asarray(codes, np.int64), cm, n_groups, n_out,
-                                                bool(normalize), float(target_sum), dense)
+    T = np.zeros((n_groups if dense else 1, n_out))  # sparse: one row of zeros, reused group after group (zeroed here:
+    # numpy's zeros are pages the system zeroes as they are first written, much faster than zeroing them in the pass)
+    p, i, v, non_counts = _group_sums_kernel(ptr, X.indices, X.data, np.asarray(codes, np.int64), cm, n_groups, n_out,
+                                             bool(normalize), float(target_sum), dense, T)
     return (T if dense else sp.csr_matrix((v, i, p), shape=(n_groups, n_out))), bool(non_counts)
 
 # %% ../nbs/15_pseudobulk.ipynb #6bc7c1a1
