@@ -172,9 +172,9 @@ def _find_gene_table(shard:Path, given=None)->Path:
                             "(tahoe_genes= / --tahoe-genes)")
 
 @numba.njit(cache=True, nogil=True)
-def _tahoe_fill(lens, tok, val, lookup, ptr, col, dat):
-    "Count (col empty) or write (col sized) each cell's kept entries: a known token with a value >= 0 (the CLS entry's is -2)"
-    canonical, at, n = True, 0, 0
+def _tahoe_fill(lens, tok, val, lookup, ptr, col, dat, row0, n):
+    "Count (col empty) or write (col sized) the kept entries of cells row0.. from entry n on: a known token with a value >= 0 (the CLS entry's is -2)"
+    canonical, at = True, 0
     for r in range(len(lens)):
         last = -1
         for k in range(at, at + lens[r]):
@@ -184,15 +184,28 @@ def _tahoe_fill(lens, tok, val, lookup, ptr, col, dat):
                 if len(col): col[n] = j; dat[n] = val[k]
                 if j <= last: canonical = False
                 last = j; n += 1
-        at += lens[r]; ptr[r + 1] = n
-    return canonical
+        at += lens[r]; ptr[row0 + r + 1] = n
+    return canonical, n
 
-def _tahoe_csr(lens, tok, val, lookup, dtype):
-    "CSR arrays (indptr, indices, data of `dtype`) of the cells' flattened lists, and whether each row's genes are in order, once each"
-    ptr = np.zeros(len(lens) + 1, np.int64)
-    _tahoe_fill(lens, tok, val, lookup, ptr, np.zeros(0, np.int32), np.zeros(0, dtype))
-    col, dat = np.empty(ptr[-1], np.int32), np.empty(ptr[-1], dtype)
-    return ptr, col, dat, _tahoe_fill(lens, tok, val, lookup, ptr, col, dat)
+def _tahoe_csr(t, lookup, dtype, path)->tuple:
+    "CSR arrays (indptr, indices, data of `dtype`) of a table's lists, batch by batch (no copy of the lists), and whether each row's genes are in order, once each"
+    import pyarrow.compute as pc
+    parts = []
+    for b in t.to_batches():
+        g, e = (b.column(c) for c in TAHOE_COLUMNS)
+        lens = pc.fill_null(pc.list_value_length(g), 0).to_numpy().astype(np.int64)
+        if not np.array_equal(lens, pc.fill_null(pc.list_value_length(e), 0).to_numpy()):
+            raise ValueError(f"{path}: a cell's genes and expressions lists differ in length")
+        parts.append((lens, pc.list_flatten(g).to_numpy(), pc.list_flatten(e).to_numpy()))
+    dtype = np.dtype(dtype or (parts[0][2].dtype if parts else np.float64))
+    ptr = np.zeros(t.num_rows + 1, np.int64); lookup = np.asarray(lookup, np.int64)
+    for fill in (False, True):  # count, then write
+        if fill: col, dat = np.empty(ptr[-1], np.int32), np.empty(ptr[-1], dtype)
+        else: col, dat = np.zeros(0, np.int32), np.zeros(0, dtype)
+        row, n, canonical = 0, 0, True
+        for lens, tok, val in parts:
+            ok, n = _tahoe_fill(lens, tok, val, lookup, ptr, col, dat, row, n); canonical &= ok; row += len(lens)
+    return ptr, col, dat, canonical
 
 def tahoe_rows(path, row_groups:list[int], # the shard and which of its row groups
                lookup:np.ndarray, # token id -> row of the gene table (-1: not a gene)
@@ -201,15 +214,9 @@ def tahoe_rows(path, row_groups:list[int], # the shard and which of its row grou
                dtype=np.float64, # of the values returned (None: as stored in the file)
               )->tuple[sp.csr_matrix, pd.DataFrame]:
     "Row groups of a Tahoe-100M parquet shard as CSR counts (the leading CLS entry dropped) and its obs columns"
-    import pyarrow.parquet as pq, pyarrow.compute as pc
+    import pyarrow.parquet as pq
     t = pq.ParquetFile(path).read_row_groups(row_groups, columns=[*TAHOE_COLUMNS, *columns])
-    g, e = (t.column(c).combine_chunks() for c in TAHOE_COLUMNS)
-    lens = pc.fill_null(pc.list_value_length(g), 0).to_numpy()
-    if not np.array_equal(lens, pc.fill_null(pc.list_value_length(e), 0).to_numpy()):
-        raise ValueError(f"{path}: a cell's genes and expressions lists differ in length")
-    tok, val = pc.list_flatten(g).to_numpy(), pc.list_flatten(e).to_numpy()  # no copies: the lists' own buffers
-    ptr, col, dat, canonical = _tahoe_csr(lens.astype(np.int64), tok, val, np.asarray(lookup, np.int64),
-                                          np.dtype(dtype or val.dtype))
+    ptr, col, dat, canonical = _tahoe_csr(t, lookup, dtype, path)
     X = sp.csr_matrix((dat, col, ptr), shape=(t.num_rows, n_genes))
     if not canonical: X.sum_duplicates()  # genes listed out of token order, or twice
     obs = pd.DataFrame({c: t.column(c).to_pandas().astype(object) for c in columns})
