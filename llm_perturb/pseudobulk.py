@@ -491,6 +491,10 @@ def csr_group_sums(X:sp.csr_matrix, # a block's cells, values as stored (float32
     cm = np.zeros(0, np.int64) if col_map is None else np.asarray(col_map, np.int64)
     if len(codes) != X.shape[0]: raise ValueError(f"{len(codes)} group codes for {X.shape[0]} cells")
     if len(cm) and len(cm) != X.shape[1]: raise ValueError(f"col_map has {len(cm)} entries for {X.shape[1]} columns")
+    if (len(codes) and codes.max() >= n_groups) or (X.nnz and (X.indices.min() < 0 or X.indices.max() >= X.shape[1])) \
+            or len(ptr) != X.shape[0] + 1 or ptr[0] != 0 or (np.diff(ptr) < 0).any() or ptr[-1] > len(X.data):
+        raise ValueError("the block is not a valid CSR matrix with group codes below n_groups (a damaged file?): "
+                         "the compiled pass reads it without bounds checks")  # checked here, so it never reads out of bounds
     T = np.zeros((n_groups if dense else 1, n_out))  # sparse: one row of zeros, reused group after group (zeroed here:
     # numpy's zeros are pages the system zeroes as they are first written, much faster than zeroing them in the pass)
     p, i, v, non_counts = _group_sums_kernel(ptr, X.indices, X.data, np.asarray(codes, np.int64), cm, n_groups, n_out,
