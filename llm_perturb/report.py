@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 
 from .metrics import RESULT_COLUMNS
-from .datasets import is_published_data, paper_datasets
+from .datasets import is_published_data, paper_datasets, identified_by
 
 # %% auto #0
 __all__ = ['METRIC_ALIASES', 'PAPER_COLUMNS', 'TEST_LEVEL', 'PAIRED_TESTS', 'PAPERS', 'VERDICTS', 'VERDICT_WORDS', 'MODEL_ENV',
            'CLAIM_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB', 'REPORT_TAGS', 'ReportError', 'read_table',
-           'collect_runs', 'example_runs', 'default_paper_path', 'paper_numbers', 'is_full_test', 'task_matches',
-           'is_oracle', 'simulated_published', 'exclusion', 'published_size', 'model_label', 'fmt_ci',
+           'collect_runs', 'example_runs', 'default_paper_path', 'paper_numbers', 'is_full_test', 'split_why',
+           'task_matches', 'is_oracle', 'simulated_published', 'exclusion', 'published_size', 'model_label', 'fmt_ci',
            'published_groups', 'link', 'published_comparison', 'not_compared', 'best_published', 'parse_check',
            'paired_rows', 'evaluate_check', 'group_tests', 'findings', 'paper_name', 'same_data', 'data_words',
            'is_tiny', 'model_words', 'paper_models', 'is_paper_model', 'blockers', 'value_verdict', 'finding_scope',
@@ -174,11 +174,22 @@ def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: `default_paper
 
 # %% ../nbs/99_report.ipynb #5789215b
 def is_full_test(split:str) -> bool:
-    "Whether a results row's `split` names the full test set ('full test', a k-fold CV: '5-fold CV', '8-fold CV by cell line', every test pair of a split file: 'split file NAME', or every sample of a file with no held-out set: 'all 42 samples')."
+    "Whether a results row's `split` names the full test set ('full test', a k-fold CV: '5-fold CV', '8-fold CV by cell line', every test pair of a split file whose content the papers' data-set table registers: 'split file NAME' (`datasets.split_name`), or every sample of a file with no held-out set: 'all 42 samples')."
+    from llm_perturb.datasets import registered_splits
     raw = str(split).strip().lower()
     s = re.sub(r"[\s_\-]+", " ", raw)
+    f = re.fullmatch(r"split file ([^,]+)", raw)
     return (s in ("full test", "full test set") or re.fullmatch(r"\d+ fold cv( by [a-z ]+)?", s) is not None
-            or re.fullmatch(r"split file [^,]+", raw) is not None or re.fullmatch(r"all \d+ samples", s) is not None)
+            or f is not None and f.group(1).strip() in {n.lower() for n in registered_splits().values()}
+            or re.fullmatch(r"all \d+ samples", s) is not None)
+
+def split_why(split:str) -> str:
+    "Why a row's split is not the full test set: your split (a split file the table does not register by content), or another subset."
+    if not split: return "split not recorded"
+    if re.match(r"(split file|your split) ", str(split).strip().lower()):
+        return (f"your split ('{split}'): its content is not a split the papers' data-set table registers (sha256), "
+                "so it takes no verdict on a full-test-set number")
+    return f"split '{split}' is not the full test set"
 
 def task_matches(task:str, # our task name, e.g. 'tahoe_unseen_drug' or 'perturbqa_de_k562'
                  paper_task:str, # a published row's task ('' = any task of the section)
@@ -203,7 +214,7 @@ def exclusion(row, # a results row (section, method, data, split, n, ...)
     if row["data"] != "real" and not (simulated_ok and row["data"] == "simulated"):
         why.append("simulated data" if row["data"] == "simulated" else "data kind not recorded")
     if is_oracle(row["method"]): why.append("oracle: it sees the test truth")
-    if not is_full_test(row["split"]): why.append(f"split '{row['split']}' is not the full test set" if row["split"] else "split not recorded")
+    if not is_full_test(row["split"]): why.append(split_why(row["split"]))
     if pd.notna(paper_n) and not (pd.notna(row["n"]) and row["n"] >= paper_n):
         why.append(f"n = {row['n']:g} is below the published test-set size {paper_n:g}" if pd.notna(row["n"]) else "n not recorded")
     return "; ".join(why)
@@ -518,7 +529,8 @@ def _ours_text(r) -> str:
     "One of our numbers as the claims table shows it: value [95% CI] · method, model, data kind, data set, n."
     model = ("no LLM" if not r["uses_llm"] else f"embedded tiny model {r['model']}" if is_tiny(r["model"], True)
              else str(r["model"]) or "model not recorded")
-    tags = [r["method"], model, f"{r['data']} data" if r["data"] else "data kind not recorded", str(r["dataset"])]
+    how = identified_by(r["dataset"])
+    tags = [r["method"], model, f"{r['data']} data" if r["data"] else "data kind not recorded", str(r["dataset"]) + (f" (identified by {how})" if how else "")]
     return f"{fmt_ci(r['value'], r['ci_low'], r['ci_high'])} · " + ", ".join(tags + ([f"n={r['n']:g}"] if pd.notna(r["n"]) else []))
 
 def _combine(words:list[str]) -> str:
@@ -554,6 +566,7 @@ def _number_claim(results:pd.DataFrame, p) -> dict:
         return dict(ours=_ours_text(use[show]), verdict="other model", **{"our model": _our_model(use[show])},
                     why=f"the paper's model is {p['model']}, ours {use[show]['model']}: not the paper's verdict (ours would read "
                         f"'{_combine(words)}': {why})")
+    if identified_by(use[show]["dataset"]) == "design; values unverified": why += "; the data set matched the paper's by its design only (values unverified)"
     return dict(ours=_ours_text(use[show]), verdict=_combine(words), why=why, **{"our model": _our_model(use[show])})
 
 # %% ../nbs/99_report.ipynb #45abbcf8
@@ -562,7 +575,7 @@ def _group_blockers(d:pd.DataFrame, simulated_ok:bool=False) -> list[str]:
     r, why = d.iloc[0], []
     if r["data"] != "real" and not (simulated_ok and r["data"] == "simulated"):
         why.append("simulated data" if r["data"] == "simulated" else "data kind not recorded")
-    if not is_full_test(r["split"]): why.append(f"split '{r['split']}' is not the full test set" if r["split"] else "split not recorded")
+    if not is_full_test(r["split"]): why.append(split_why(r["split"]))
     if any(is_tiny(m, u) for m, u in zip(d.model, d.uses_llm)): why.append("needs a capable LLM: the LLM rows are the embedded tiny model's")
     return why
 
@@ -597,7 +610,7 @@ def _finding_claim(results:pd.DataFrame, p) -> dict:
         llm = d[d.uses_llm.astype(bool)]
         other = sorted({m for m in llm.model if not is_paper_model(m, p["model"])})
         (blocked if why else tested).append(dict(verdict=verdict, detail=detail, text=text, why=why, n=len(d), other=other,
-                                                 line=g[4] or g[2], model=", ".join(sorted(set(llm.model))) or "no LLM"))
+                                                 line=g[4] or g[2], dataset=g[2], model=", ".join(sorted(set(llm.model))) or "no LLM"))
     if not tested and not blocked: return dict(ours="", verdict="not testable here", why=f"no run here measures {', '.join(sorted(named))}")
     if not tested:
         b = max(blocked, key=lambda t: (t["verdict"] in ("agrees", "disagrees"), t["n"]))
@@ -621,6 +634,7 @@ def _finding_claim(results:pd.DataFrame, p) -> dict:
     if not mine:
         return dict(ours=show["text"], verdict="other model", **{"our model": show["model"]},
                     why=f"the paper's model is {p['model']}, ours {', '.join(show['other'])}: not the paper's verdict (ours would read '{verdict}': {why})")
+    if identified_by(show["dataset"]) == "design; values unverified": why += "; the data set matched the paper's by its design only (values unverified)"
     return dict(ours=show["text"], verdict=verdict, why=why, **{"our model": show["model"]})
 
 # %% ../nbs/99_report.ipynb #92f51561
