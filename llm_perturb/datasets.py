@@ -14,8 +14,9 @@ from .data import data_dir, file_sha256, gears_perturbation, read_limma, read_de
 
 # %% auto #0
 __all__ = ['TABLE_FILE', 'TABLE_COLUMNS', 'COUNTS', 'TABLE_ENV', 'KINDS', 'PAPER_ALIASES', 'table_path', 'paper_datasets',
-           'measure', 'DatasetId', 'identify', 'is_published_data', 'identify_file', 'perturbqa_dataset', 'paper_rows',
-           'paper_file', 'fetch_paper', 'check_paper_files']
+           'measure', 'DatasetId', 'identify', 'identified_by', 'is_published_data', 'identify_file',
+           'perturbqa_dataset', 'registered_splits', 'split_name', 'paper_rows', 'paper_file', 'fetch_paper',
+           'check_paper_files']
 
 # %% ../nbs/01a_datasets.ipynb #b3ff3428
 TABLE_FILE = 'data/paper_datasets.tsv'
@@ -152,8 +153,8 @@ def _compare(m:dict, row)->tuple[bool|None, dict]:
         if d is not None and abs(d - row['dose_um']) <= 0.01 * row['dose_um']: seen['dose_um'] = (float(row['dose_um']),) * 2
         elif d is None and not any(a != b for a, b in seen.values() if a != 'not recorded'): return None, seen
     if any(a != b for a, b in seen.values()): return False, seen
-    counts = [c for c in seen if c in COUNTS]
-    return (True if len(seen) >= 2 and counts else None), seen
+    named = seen.get('perturbations') == ('all', 'all')  # the design's own names: counts alone never identify a data set
+    return (True if len(seen) >= 2 and named else None), seen
 
 # %% ../nbs/01a_datasets.ipynb #819011b4
 @dataclass(frozen=True)
@@ -167,8 +168,10 @@ class DatasetId:
     def label(self)->str: return self.name
     @property
     def is_paper_data(self)->bool: return self.paper_dataset is not None
+    @property
+    def strength(self)->str|None: return self.evidence.get('strength') if self.is_paper_data else None  # 'checksum' | 'design; values unverified' 
     def __repr__(self):
-        what = f"the paper data set {self.paper_dataset!r}" if self.is_paper_data else "your data (no paper data set matched its content)"
+        what = f"the paper data set {self.paper_dataset!r} (by {self.strength})" if self.is_paper_data else "your data (no paper data set matched its content)"
         return f"DatasetId({self.name!r}: {what}; {self.evidence.get('rule', '')})"
 
 def _user_name(file:str|None, name:str|None, table:pd.DataFrame)->str:
@@ -200,10 +203,18 @@ def identify(x, # a file, a folder of limma topTables, or an AnnData
     ev = dict(kind=m['kind'], measured={k: v for k, v in m.items() if k not in ('kind', 'perturbations')}, candidates=results)
     if len(hits) == 1:
         how = 'sha256' if 'sha256' in results[hits[0]]['compared'] else ', '.join(results[hits[0]]['compared'])
-        return DatasetId(hits[0], hits[0], file, ev | dict(rule=f"content matches the table ({how})"))
+        return DatasetId(hits[0], hits[0], file, ev | dict(rule=f"content matches the table ({how})",
+                                                           strength='checksum' if how == 'sha256' else 'design; values unverified'))
     why = (f"content matches several data sets ({', '.join(hits)}): named by its file" if hits else
            f"no paper data set of kind {m['kind']!r} matches its content" if len(cand) else f"the table has no data set of kind {m['kind']!r}")
     return DatasetId(_user_name(file, name, t), None, file, ev | dict(rule=why))
+
+def identified_by(dataset:str, # a results row's `dataset` (written by `identify(...).label`)
+                  table=None)->str|None:
+    "How a paper data set of the table is identified: 'checksum' where its row has a sha256, else 'design; values unverified'; None for any other name"
+    t = table if isinstance(table, pd.DataFrame) else paper_datasets(table)
+    row = t[t.name.eq(str(dataset)) & t.role.eq('paper data')]
+    return None if row.empty else 'checksum' if row.sha256.iloc[0] else 'design; values unverified'
 
 def is_published_data(dataset:str, # a results row's `dataset` (written by `identify(...).label`)
                       published:str, # a published row's `dataset` (data/paper_numbers.tsv)
@@ -239,6 +250,21 @@ def perturbqa_dataset(cell_line:str, # a PerturbQA line with label files, e.g. '
     if not p.is_file(): raise FileNotFoundError(f"{p}: no PerturbQA label file for cell line {cell_line!r} and task {task!r}")
     return identify_file(p).label
 
+
+# %% ../nbs/01a_datasets.ipynb #a45d0002
+def registered_splits(table=None # the papers' data sets: a DataFrame or TSV path; default: `paper_datasets()`
+                     )->dict:
+    "The split files the table knows by content: sha256 -> name (rows of kind 'split' with a checksum)"
+    t = table if isinstance(table, pd.DataFrame) else paper_datasets(table)
+    reg = t[t.kind.eq('split') & t.sha256.ne('')]
+    return dict(zip(reg.sha256, reg.name))
+
+def split_name(path, # a split file (any format)
+               table=None)->str:
+    "How results rows name a split file: 'split file NAME' where its content (sha256) is a split the table registers, else 'your split FILE'"
+    reg = registered_splits(table)
+    name = reg.get(file_sha256(path)) if reg else None
+    return f"split file {name}" if name else f"your split {Path(path).name}"
 
 # %% ../nbs/01a_datasets.ipynb #4d6e666f
 PAPER_ALIASES = {'kernel': 'LLM Kernel', 'llmkernel': 'LLM Kernel', 'langpert': 'LangPert', 'lgr': 'LGR', 'llmguidedretrieval': 'LGR',

@@ -14,7 +14,7 @@ import pandas as pd
 import scipy.sparse as sp
 import anndata as ad
 
-from .datasets import identify, identify_file
+from .datasets import identify, identify_file, split_name
 from .neighbours import (snap, neighbour_predict, label_matrix, perturbqa_predict, perturbqa_cv, best_params,
                                     membership_matrix, topk_precision, group_means, rowwise_pearson, _topk_rows,
                                     _perturbqa_loop)
@@ -721,7 +721,7 @@ def screen_split(perts:Sequence[str], # the screen's perturbations
                  split_file=None, # a user's split (read_split_file); None: a seeded random hold-out
                  test_fraction:float=0.2, # share of perturbations held out when there is no split file
                  seed:int=0,
-                ) -> tuple[list, list, str]: # (train, test, the split's name: 'random 20 % hold-out, seed 0' or 'split file NAME')
+                ) -> tuple[list, list, str]: # (train, test, the split's name: 'random 20 % hold-out, seed 0', 'split file NAME' or 'your split FILE')
     "Training and test perturbations (unseen-perturbation task) and the split's name, as results rows record it."
     perts = list(dict.fromkeys(map(str, perts)))
     if split_file is None:
@@ -735,7 +735,7 @@ def screen_split(perts:Sequence[str], # the screen's perturbations
         s = read_split_file(split_file)
         lab = dict(zip(s.perturbation, s.split))
         train, test = [p for p in perts if lab.get(p) == 'train'], [p for p in perts if lab.get(p) == 'test']
-        how = f"split file {Path(split_file).name}"  # every test perturbation of the file that the data holds
+        how = split_name(split_file)  # every test perturbation of the file that the data holds; the paper's split only by content
     if len(train) < 1 or len(test) < 2: raise ValueError(f"the split has {len(train)} training and {len(test)} test perturbations; "
                                                          "it needs at least 1 and 2 (retrieval compares test perturbations)")
     return train, test, how
@@ -930,6 +930,11 @@ def table1_metrics(res:dict) -> tuple[dict, dict]: # (flat metrics, task -> row 
     for meth, v in res.get('n_unpredicted', {}).items(): m[f"{task}/{meth}/n_unpredicted"] = float(v)  # left out of its mean and of every paired test
     if len(e):  # a failed answer keeps the KG set (counted, as on PerturbQA)
         m[f"{sub}/kg_llm_edit/failure_rate"] = float(1 - e.ok.mean())
+    for w in res['wilcoxon'].itertuples():  # the paper's paired tests, as rows the report reads (report.paired_rows): p and mean a − b
+        if pd.isna(w.pvalue): continue
+        a, b = w.a.removesuffix('@llm_subset'), w.b.removesuffix('@llm_subset')
+        k = f"{sub if 'kg_llm_edit' in (a, b) else task}/{a} vs {b}/{w.metric}"
+        m[f"{k} wilcoxon p"], m[f"{k} paired difference"], m[f"{k} paired difference_sem"] = w.pvalue, w.mean, w.sem
     cols = dict(dataset=res['dataset'], data='real', cell_line=res['cell_line'], split=res['split'], n=res['n_test'])  # the split as it is
     rows = {task: cols}
     if len(e) and not whole: rows[sub] = dict(cols, split=f"test subset ({len(e)} perturbations: LLM-edited)", n=len(e))

@@ -12,19 +12,20 @@ import numpy as np
 import pandas as pd
 
 from .metrics import RESULT_COLUMNS
-from .datasets import is_published_data, paper_datasets
+from .datasets import is_published_data, paper_datasets, identified_by
 
 # %% auto #0
-__all__ = ['METRIC_ALIASES', 'PAPER_COLUMNS', 'PAPERS', 'VERDICTS', 'CLAIM_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB',
-           'REPORT_TAGS', 'ReportError', 'read_table', 'collect_runs', 'example_runs', 'default_paper_path',
-           'paper_numbers', 'is_full_test', 'task_matches', 'is_oracle', 'simulated_published', 'exclusion',
-           'published_size', 'model_label', 'fmt_ci', 'published_groups', 'link', 'published_comparison',
-           'not_compared', 'best_published', 'parse_check', 'evaluate_check', 'findings', 'paper_name', 'same_data',
-           'data_words', 'is_tiny', 'blockers', 'value_verdict', 'claims', 'figure_data', 'paper_figure', 'overview',
-           'results_table', 'figure_html', 'table_html', 'claims_summary', 'claims_html', 'details_html', 'slug',
-           'png_small', 'img_html', 'overview_html', 'paper_html', 'run_numbers', 'run_html', 'header_html',
-           'report_notebook_path', 'report_template', 'to_html', 'write_report', 'print_table', 'plan_table',
-           'weights_notes', 'print_plan']
+__all__ = ['METRIC_ALIASES', 'PAPER_COLUMNS', 'TEST_LEVEL', 'PAIRED_TESTS', 'PAPERS', 'VERDICTS', 'VERDICT_WORDS', 'MODEL_ENV',
+           'CLAIM_COLUMNS', 'EMBEDDED_NOTE', 'EXAMPLE_NOTE', 'REPORT_NB', 'REPORT_TAGS', 'ReportError', 'read_table',
+           'collect_runs', 'example_runs', 'default_paper_path', 'paper_numbers', 'is_full_test', 'split_why',
+           'task_matches', 'is_oracle', 'simulated_published', 'exclusion', 'published_size', 'model_label', 'fmt_ci',
+           'published_groups', 'link', 'published_comparison', 'not_compared', 'best_published', 'parse_check',
+           'paired_rows', 'evaluate_check', 'group_tests', 'findings', 'paper_name', 'same_data', 'data_words',
+           'is_tiny', 'model_words', 'paper_models', 'is_paper_model', 'blockers', 'value_verdict', 'finding_scope',
+           'claims', 'figure_data', 'paper_figure', 'overview', 'results_table', 'figure_html', 'table_html',
+           'claims_summary', 'claims_html', 'details_html', 'slug', 'png_small', 'img_html', 'overview_html',
+           'paper_html', 'run_numbers', 'run_html', 'header_html', 'report_notebook_path', 'report_template', 'to_html',
+           'write_report', 'print_table', 'plan_table', 'weights_notes', 'print_plan']
 
 # %% ../nbs/99_report.ipynb #382d980d
 class ReportError(ValueError):
@@ -112,23 +113,23 @@ def example_runs(folder, # where to write the example (created)
     lp = "Replogle 2022 K562 essential, GEARS version"  # the name `datasets.identify` gives a file whose content matches the table
     tables = {
         "kernel": _rows("kernel", "LINCS L1000 A375 plate LJP005 (cmapPy test file)", "real", "a375", "full test", 177, "aurecall",
-                        {"kernel_numerical": 0.81, "pearson": 0.745, "spearman": 0.764}, llm=["kernel_numerical"], model="openai/gpt-5",
+                        {"kernel_numerical": 0.81, "pearson": 0.745, "spearman": 0.764}, llm=["kernel_numerical"], model="gemini/gemini-2.5-flash",
                         task="l1000_a375")
                   + _rows("kernel", "example: simulated plate (made-up)", "simulated", "", "full test", 42, "aurecall",
-                          {"kernel_numerical": 0.912, "pearson": 0.611}, llm=["kernel_numerical"], model="openai/gpt-5", task="sim_plate"),
+                          {"kernel_numerical": 0.912, "pearson": 0.611}, llm=["kernel_numerical"], model="gemini/gemini-2.5-flash", task="sim_plate"),
         "langpert": _rows("langpert", lp, "real", "k562", "full test", 1092, "mae_top_de",
-                          {"langpert@n850": 0.231, "mean@n850": 0.333}, llm=["langpert@n850"], model="openai/gpt-5", task="train_size")
+                          {"langpert@n850": 0.231, "mean@n850": 0.333}, llm=["langpert@n850"], model="anthropic/claude-3-5-sonnet-20240620", task="train_size")
                     + _rows("langpert", lp, "real", "k562", "llm subset", 20, "mae_top_de",
                             {"langpert@n850": 0.777, "mean@n850": 0.351, "oracle_knn@n850": 0.201},
                             llm=["langpert@n850"], model="local/smollm2-135m-instruct", task="train_size_llm20")
                     + _rows("langpert", lp, "real", "k562", "full test", 1092, "mae_top_de",
-                            {"langpert@n100": 0.262, "mean@n100": 0.330}, llm=["langpert@n100"], model="openai/gpt-5", task="train_size")
+                            {"langpert@n100": 0.262, "mean@n100": 0.330}, llm=["langpert@n100"], model="anthropic/claude-3-5-sonnet-20240620", task="train_size")
                     + _rows("langpert", lp, "real", "k562", "full test", 1092, "mse_top_de",
-                            {"langpert@n850": 0.160, "mean@n850": 0.177}, llm=["langpert@n850"], model="openai/gpt-5", task="train_size"),
+                            {"langpert@n850": 0.160, "mean@n850": 0.177}, llm=["langpert@n850"], model="anthropic/claude-3-5-sonnet-20240620", task="train_size"),
         "lgr": _rows("lgr", "example: simulated drug responses (made-up)", "simulated", "", "full test", 96, "sign_accuracy",
-                     {"lgr": 0.71, "cell_mean": 0.45, "drug_mean": 0.52}, llm=["lgr"], model="openai/gpt-5", task="open_world")
+                     {"lgr": 0.71, "cell_mean": 0.45, "drug_mean": 0.52}, llm=["lgr"], model="openai/gpt-5.2", task="open_world")
                + _rows("lgr", "example: simulated drug responses (made-up)", "simulated", "", "full test", 96, "sign_accuracy",
-                       {"lgr": 0.50, "cell_mean": 0.60}, llm=["lgr"], model="openai/gpt-5", task="tahoe_unseen_drug"),
+                       {"lgr": 0.50, "cell_mean": 0.60}, llm=["lgr"], model="openai/gpt-5.2", task="tahoe_unseen_drug"),
     }
     from llm_perturb.metrics import write_results
     for section, rows in tables.items():
@@ -173,11 +174,22 @@ def paper_numbers(path=None, # a TSV with PAPER_COLUMNS; default: `default_paper
 
 # %% ../nbs/99_report.ipynb #5789215b
 def is_full_test(split:str) -> bool:
-    "Whether a results row's `split` names the full test set ('full test', a k-fold CV: '5-fold CV', '8-fold CV by cell line', every test pair of a split file: 'split file NAME', or every sample of a file with no held-out set: 'all 42 samples')."
+    "Whether a results row's `split` names the full test set ('full test', a k-fold CV: '5-fold CV', '8-fold CV by cell line', every test pair of a split file whose content the papers' data-set table registers: 'split file NAME' (`datasets.split_name`), or every sample of a file with no held-out set: 'all 42 samples')."
+    from llm_perturb.datasets import registered_splits
     raw = str(split).strip().lower()
     s = re.sub(r"[\s_\-]+", " ", raw)
+    f = re.fullmatch(r"split file ([^,]+)", raw)
     return (s in ("full test", "full test set") or re.fullmatch(r"\d+ fold cv( by [a-z ]+)?", s) is not None
-            or re.fullmatch(r"split file [^,]+", raw) is not None or re.fullmatch(r"all \d+ samples", s) is not None)
+            or f is not None and f.group(1).strip() in {n.lower() for n in registered_splits().values()}
+            or re.fullmatch(r"all \d+ samples", s) is not None)
+
+def split_why(split:str) -> str:
+    "Why a row's split is not the full test set: your split (a split file the table does not register by content), or another subset."
+    if not split: return "split not recorded"
+    if re.match(r"(split file|your split) ", str(split).strip().lower()):
+        return (f"your split ('{split}'): its content is not a split the papers' data-set table registers (sha256), "
+                "so it takes no verdict on a full-test-set number")
+    return f"split '{split}' is not the full test set"
 
 def task_matches(task:str, # our task name, e.g. 'tahoe_unseen_drug' or 'perturbqa_de_k562'
                  paper_task:str, # a published row's task ('' = any task of the section)
@@ -202,7 +214,7 @@ def exclusion(row, # a results row (section, method, data, split, n, ...)
     if row["data"] != "real" and not (simulated_ok and row["data"] == "simulated"):
         why.append("simulated data" if row["data"] == "simulated" else "data kind not recorded")
     if is_oracle(row["method"]): why.append("oracle: it sees the test truth")
-    if not is_full_test(row["split"]): why.append(f"split '{row['split']}' is not the full test set" if row["split"] else "split not recorded")
+    if not is_full_test(row["split"]): why.append(split_why(row["split"]))
     if pd.notna(paper_n) and not (pd.notna(row["n"]) and row["n"] >= paper_n):
         why.append(f"n = {row['n']:g} is below the published test-set size {paper_n:g}" if pd.notna(row["n"]) else "n not recorded")
     return "; ".join(why)
@@ -340,19 +352,62 @@ def parse_check(check:str) -> list[tuple]:
         out.append((a, op, b, (-1 if sign == "-" else 1) * float(off) if off else 0.0))
     return out
 
-def evaluate_check(values:dict, # method -> our value (one group of rows: same run, task, data, line, split)
-                   check:str) -> tuple[str, str]: # (verdict: agrees | disagrees | not testable, detail)
-    "Whether our numbers agree with a finding's ordering, clause by clause."
+TEST_LEVEL = 0.05  # the paper names no level for its Wilcoxon tests: the usual two-sided 5 %
+PAIRED_TESTS = {"kg_neighbours": "paired Wilcoxon signed-rank test over the shared test perturbations"}  # section -> the test its paper names
+
+def paired_rows(a:str, b:str, metric:str, pvalue:float, diff:float, lo:float=float("nan"), hi:float=float("nan"), **cols) -> list[dict]:
+    "The two results rows a paired test of `a` against `b` writes: its p-value (metric '<metric> wilcoxon p') and the mean difference a − b with its interval."
+    m = f"{a} vs {b}"
+    return [dict(cols, method=m, metric=f"{metric} wilcoxon p", value=pvalue, ci_low=np.nan, ci_high=np.nan),
+            dict(cols, method=m, metric=f"{metric} paired difference", value=diff, ci_low=lo, ci_high=hi)]
+
+def _point(v) -> tuple:
+    "A value of `evaluate_check`'s input as (value, low, high): a bare number has no interval."
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, np.nan, np.nan)
+
+def _clause(a, op, b, off, values:dict, tests:dict|None) -> tuple[str, str]:
+    "One clause's outcome: 'yes' (shown), 'no' (the opposite shown) or 'not shown', and how it was read."
+    (va, la, ha), (vb, lb, hb) = _point(values[a]), _point(values[b])
+    greater = op in (">", ">=")
+    head = f"{a} {va:.3f} {op} {b} {vb:.3f}{f' {off:+g}' if off else ''}"
+    if tests is not None:  # the paper's own test decides
+        t = tests.get((a, b)) or (lambda x: x and (x[0], -x[1]))(tests.get((b, a)))
+        if not t or off: return "not shown", f"{head}: no paired test of these two in this run"
+        p, d = t
+        if p >= TEST_LEVEL: return "not shown", f"{head}: paired test p = {p:.3g}, not below {TEST_LEVEL:g}"
+        return ("yes" if (d > 0) == greater else "no"), f"{head}: paired test p = {p:.3g}, {a} {'higher' if d > 0 else 'lower'}"
+    if not all(map(pd.notna, (la, ha, lb, hb))): return "not shown", f"{head}: no interval"
+    shown, opposite = (la > hb + off, ha < lb + off) if greater else (ha < lb + off, la > hb + off)
+    return ("yes" if shown else "no" if opposite else "not shown"), f"{head}: " + ("intervals apart" if shown else
+            "intervals apart, the other way" if opposite else "intervals overlap")
+
+def evaluate_check(values:dict, # method -> our value, or (value, ci_low, ci_high) (one group of rows: same run, task, data, line, split)
+                   check:str,
+                   tests:dict|None=None, # (a, b) -> (p-value, mean a − b) of the paper's paired test; None: the 95% intervals decide
+                  ) -> tuple[str, str]: # (verdict: agrees | disagrees | not shown | not testable | agrees where testable (k of n ...), detail)
+    "Whether our numbers show a finding's ordering, clause by clause: by the paper's paired test where it names one, else by 95% intervals that do not overlap."
     clauses, detail, ok = parse_check(check), [], []
     for a, op, b, off in clauses:
         if a not in values or b not in values: detail.append(f"{a} {op} {b}: {'/'.join(m for m in (a, b) if m not in values)} not in this run"); continue
-        res = bool(_OPS[op](values[a], values[b] + off))
-        ok.append(res)
-        detail.append(f"{a} {values[a]:.3f} {op} {b} {values[b]:.3f}{f' {off:+g}' if off else ''}: {'yes' if res else 'no'}")
+        res, how = _clause(a, op, b, off, values, tests)
+        ok.append(res); detail.append(f"{how}: {res}")
     if not ok: verdict = "not testable"
-    elif not all(ok): verdict = "disagrees"
+    elif "no" in ok: verdict = "disagrees"
+    elif "not shown" in ok: verdict = "not shown"
     else: verdict = "agrees" if len(ok) == len(clauses) else f"agrees where testable ({len(ok)} of {len(clauses)} comparisons)"
     return verdict, "; ".join(detail)
+
+def group_tests(results:pd.DataFrame, # every row of our runs
+                d:pd.DataFrame, # one group of rows (same run, task, data, line, split, seed)
+                metric:str) -> dict|None:
+    "The paired tests of a group's section (`PAIRED_TESTS`) as (a, b) -> (p, mean a − b), read from its rows; None where its paper names no test."
+    r = d.iloc[0]
+    if r["section"] not in PAIRED_TESTS: return None
+    same = results[(results.run == r["run"]) & (results.task == r["task"]) & (results.cell_line == r["cell_line"])
+                   & results.seed.astype(str).eq(str(r["seed"]))]
+    p = same[same.metric == f"{metric} wilcoxon p"].set_index("method").value
+    diff = same[same.metric == f"{metric} paired difference"].set_index("method").value
+    return {tuple(m.split(" vs ")): (p[m], diff.get(m, np.nan)) for m in p.index if " vs " in m}
 
 _FIND_GROUP = ["run", "task", "dataset", "data", "cell_line", "split", "seed"]
 
@@ -366,8 +421,9 @@ def findings(results:pd.DataFrame, paper:pd.DataFrame) -> pd.DataFrame:
         base = {"published finding": q["statement"], "source": q["source"], "published model": q["model"], "metric": q["metric"]}
         tested = False
         for g, d in c.groupby(_FIND_GROUP, dropna=False, sort=False):
-            vals = dict(zip(d.method, d.value))
-            verdict, detail = evaluate_check(vals, q["check"]) if q["check"] else ("not testable", _no_check_reason(q))
+            vals = {m: (v, l, h) for m, v, l, h in zip(d.method, d.value, d.ci_low, d.ci_high)}
+            verdict, detail = (evaluate_check(vals, q["check"], group_tests(results, d, q["metric"])) if q["check"]
+                               else ("not testable", _no_check_reason(q)))
             named = {m for a, _, b, _ in parse_check(q["check"]) for m in (a, b)} if q["check"] else {x.strip() for x in q["comparable_method"].split(",")}
             if not named & set(d.method): continue
             tested = True
@@ -383,7 +439,13 @@ def findings(results:pd.DataFrame, paper:pd.DataFrame) -> pd.DataFrame:
 # %% ../nbs/99_report.ipynb #c0363139
 PAPERS = {"LLM Kernel": "LLM Kernel", "LangPert": "LangPert", "LLM-Guided Retrieval": "LGR",
           "Knowledge graphs and reasoning LLMs": "KG neighbours", "PerturbQA": "PerturbQA"}
-VERDICTS = ["reproduced", "not reproduced", "not testable here"]
+VERDICTS = ["reproduced", "exceeded", "not reproduced", "not shown", "other model", "not testable here"]  # the words of `claims`, in the summary's order
+VERDICT_WORDS = {"reproduced": "a published number: our 95% interval meets it ± its printed uncertainty; a finding: shown in every group of our rows",
+                 "exceeded": "ours is better than the published number beyond its uncertainty: a different result, never counted as reproduced",
+                 "not reproduced": "a number: ours is worse beyond its uncertainty; a finding: our rows show the opposite ordering",
+                 "not shown": "a finding whose ordering our rows neither show nor contradict (overlapping intervals, or the paper's test not significant)",
+                 "other model": "only runs by another model than the paper's give a verdict: shown beside the row, counted apart",
+                 "not testable here": "no number of ours may stand beside it (why says what is missing)"}
 
 def paper_name(source:str) -> str:
     "The short name of the paper a published row comes from ('LLM Kernel', 'LangPert', 'LGR', 'KG neighbours', 'PerturbQA')."
@@ -409,6 +471,26 @@ def _half_unit(v:float) -> float:
     digits = len(repr(float(v)).split(".")[1].rstrip("0")) if "." in repr(float(v)) else 0
     return 0.5 * 10 ** -max(2, digits)
 
+MODEL_ENV = "LLM_PERTURB_STANDIN_MODEL"  # tests only: a model string that stands for every paper's model (the claims test's oracle)
+
+def model_words(model:str) -> str:
+    "A model string as words to match: lower case, provider prefixes ('openai/', 'hosted_vllm/meta-llama/') and punctuation gone."
+    return " ".join(re.findall(r"[a-z0-9]+", str(model).lower().rsplit("/", 1)[-1]))
+
+def paper_models(published:str, # a published row's `model`, e.g. 'GPT-5.2, temperature 0' or 'gemini-2.5-flash (thinking budget 6144)'
+                ) -> list[str]:
+    "The model names a published row gives, as `model_words`: the text before any comma, without parentheses; ';' separates several. [] for none or 'no LLM'."
+    head = re.sub(r"\([^)]*\)", "", str(published)).split(",")[0]
+    return [w for part in head.split(";") if (w := model_words(part)) and w != "no llm"]
+
+def is_paper_model(model, # our row's model string, e.g. 'hosted_vllm/meta-llama/Llama-3.1-8B-Instruct'
+                   published:str, # the published row's `model`
+                  ) -> bool:
+    "Whether our model is the paper's: true where the row names no model; else our `model_words` contain one of its names as whole words."
+    names, ours = paper_models(published), f" {model_words(model)} "
+    standin = os.environ.get(MODEL_ENV)
+    return not names or bool(standin) and str(model) == standin or any(f" {n} " in ours for n in names)
+
 def blockers(r, # one of our results rows
              p, # the published row
             ) -> list[str]:
@@ -423,7 +505,7 @@ def blockers(r, # one of our results rows
 def value_verdict(r, # one of our results rows that may give a verdict (`blockers` empty)
                   p, # the published row
                  ) -> tuple[str, str]: # (verdict, why)
-    "Reproduced when our 95% interval meets the published value ± (1.96 SEM + half a printed digit), or lies wholly on its better side."
+    "Reproduced when our 95% interval meets the published value ± (1.96 SEM + half a printed digit); exceeded when it lies wholly on the metric's better side (`metrics.METRICS`), not reproduced on its worse side."
     has_ci = pd.notna(r["ci_low"]) and pd.notna(r["ci_high"])
     lo, hi = (r["ci_low"], r["ci_high"]) if has_ci else (r["value"], r["value"])
     w = (1.96 * p["sem"] if pd.notna(p["sem"]) else 0) + _half_unit(p["value"])
@@ -431,7 +513,8 @@ def value_verdict(r, # one of our results rows that may give a verdict (`blocker
     note = "" if has_ci else " (ours has no interval: its point is used)"
     if lo <= phi and hi >= plo: return "reproduced", "our interval meets the published value" + note
     hib = _better(r["metric"])
-    if hib is not None and (lo > phi if hib else hi < plo): return "reproduced", "ours is better than the published value" + note
+    if hib is not None and (lo > phi if hib else hi < plo):
+        return "exceeded", "our interval lies wholly on the better side of the published value: a different result, not a reproduction" + note
     side = "below" if hi < plo else "above"
     return "not reproduced", f"our interval lies {side} the published value" + (", on the worse side" if hib is not None else "") + note
 
@@ -446,11 +529,20 @@ def _ours_text(r) -> str:
     "One of our numbers as the claims table shows it: value [95% CI] · method, model, data kind, data set, n."
     model = ("no LLM" if not r["uses_llm"] else f"embedded tiny model {r['model']}" if is_tiny(r["model"], True)
              else str(r["model"]) or "model not recorded")
-    tags = [r["method"], model, f"{r['data']} data" if r["data"] else "data kind not recorded", str(r["dataset"])]
+    how = identified_by(r["dataset"])
+    tags = [r["method"], model, f"{r['data']} data" if r["data"] else "data kind not recorded", str(r["dataset"]) + (f" (identified by {how})" if how else "")]
     return f"{fmt_ci(r['value'], r['ci_low'], r['ci_high'])} · " + ", ".join(tags + ([f"n={r['n']:g}"] if pd.notna(r["n"]) else []))
 
+def _combine(words:list[str]) -> str:
+    "One verdict from several runs' verdicts: their word when all agree, else not reproduced if any is, else exceeded (never counted as reproduced)."
+    return words[0] if len(set(words)) == 1 else "not reproduced" if "not reproduced" in words else "exceeded"
+
+def _our_model(r) -> str:
+    "Our row's model as the claims table names it: 'no LLM' or the model string."
+    return model_label(r["model"], r["uses_llm"]).replace(" (embedded tiny model: knows almost no biology)", " (embedded tiny model)")
+
 def _number_claim(results:pd.DataFrame, p) -> dict:
-    "Verdict on one published number: its one named counterpart of ours, judged only where it may be."
+    "Verdict on one published number: its one named counterpart of ours, judged only where it may be, and only by the paper's model."
     named = [m.strip() for m in p["comparable_method"].split(",") if m.strip()]
     if len(named) != 1:
         why = "this project does not rerun this method" if not named else f"set beside {len(named)} of our methods, none of them this method"
@@ -462,12 +554,20 @@ def _number_claim(results:pd.DataFrame, p) -> dict:
     ok = [r for r, b in zip(c, blocks) if not b]
     if not ok:
         r, b = min(zip(c, blocks), key=lambda rb: (len(rb[1]), -(rb[0]["n"] if pd.notna(rb[0]["n"]) else 0)))
-        return dict(ours=_ours_text(r), verdict="not testable here", why="; ".join(b))
-    verdicts = [value_verdict(r, p) for r in ok]
-    show = max(range(len(ok)), key=lambda i: ok[i]["n"] if pd.notna(ok[i]["n"]) else 0)
-    n_rep = sum(v == "reproduced" for v, _ in verdicts)
-    return dict(ours=_ours_text(ok[show]), verdict="reproduced" if n_rep == len(ok) else "not reproduced",
-                why=verdicts[show][1] + (f"; reproduced in {n_rep} of {len(ok)} runs" if len(ok) > 1 else ""))
+        return dict(ours=_ours_text(r), verdict="not testable here", why="; ".join(b), **{"our model": _our_model(r)})
+    mine = [r for r in ok if not r["uses_llm"] or is_paper_model(r["model"], p["model"])]
+    use = mine or ok
+    verdicts = [value_verdict(r, p) for r in use]
+    show = max(range(len(use)), key=lambda i: use[i]["n"] if pd.notna(use[i]["n"]) else 0)
+    words = [v for v, _ in verdicts]
+    counts = ", ".join(f"{words.count(w)} {w}" for w in dict.fromkeys(words))
+    why = verdicts[show][1] + (f"; of {len(use)} runs: {counts}" if len(use) > 1 else "")
+    if not mine:  # only other models: shown beside the row, counted apart, never the paper's verdict
+        return dict(ours=_ours_text(use[show]), verdict="other model", **{"our model": _our_model(use[show])},
+                    why=f"the paper's model is {p['model']}, ours {use[show]['model']}: not the paper's verdict (ours would read "
+                        f"'{_combine(words)}': {why})")
+    if identified_by(use[show]["dataset"]) == "design; values unverified": why += "; the data set matched the paper's by its design only (values unverified)"
+    return dict(ours=_ours_text(use[show]), verdict=_combine(words), why=why, **{"our model": _our_model(use[show])})
 
 # %% ../nbs/99_report.ipynb #45abbcf8
 def _group_blockers(d:pd.DataFrame, simulated_ok:bool=False) -> list[str]:
@@ -475,7 +575,7 @@ def _group_blockers(d:pd.DataFrame, simulated_ok:bool=False) -> list[str]:
     r, why = d.iloc[0], []
     if r["data"] != "real" and not (simulated_ok and r["data"] == "simulated"):
         why.append("simulated data" if r["data"] == "simulated" else "data kind not recorded")
-    if not is_full_test(r["split"]): why.append(f"split '{r['split']}' is not the full test set" if r["split"] else "split not recorded")
+    if not is_full_test(r["split"]): why.append(split_why(r["split"]))
     if any(is_tiny(m, u) for m, u in zip(d.model, d.uses_llm)): why.append("needs a capable LLM: the LLM rows are the embedded tiny model's")
     return why
 
@@ -484,36 +584,61 @@ def _no_check_reason(p) -> str:
     note = str(p.get("note") or "")
     return note if note.lower().startswith("untestable") else "the finding states no ordering to test"
 
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+
+def finding_scope(p) -> tuple[int, str]:
+    "How many cell lines or data sets a finding is stated over, from its data set or statement ('four cell lines' -> (4, 'cell lines')); (1, '') when it names none."
+    m = re.search(r"\b(two|three|four|five|six|seven|eight|\d+) (cell lines|data sets|datasets)\b", f"{p['dataset']} {p.get('statement', '')}".lower())
+    return (int(_WORDS.get(m.group(1), m.group(1))), m.group(2).replace("datasets", "data sets")) if m else (1, "")
+
 def _finding_claim(results:pd.DataFrame, p) -> dict:
-    "Verdict on one stated finding: its ordering checked on every group of our rows that may test it."
+    "Verdict on one stated finding: its ordering checked, by the paper's test or by non-overlapping intervals, on every group of our rows that may test it."
     if not p["check"]: return dict(ours="", verdict="not testable here", why=_no_check_reason(p))
     named = {m for a, _, b, _ in parse_check(p["check"]) for m in (a, b)}
     tested, blocked = [], []
     for g, d in _concerns(results, p).groupby(_FIND_GROUP, dropna=False, sort=False):
         d = d[d.method.isin(named)]
         if d.empty: continue
-        verdict, detail = evaluate_check(dict(zip(d.method, d.value)), p["check"])
+        vals = {m: (v, l, h) for m, v, l, h in zip(d.method, d.value, d.ci_low, d.ci_high)}
+        verdict, detail = evaluate_check(vals, p["check"], group_tests(results, d, p["metric"]))
         where = f"{g[1]}, {g[3]} data" + (f", n={d.n.max():g}" if d.n.notna().any() else "")
         sim = simulated_published(p["dataset"])
         if (g[3] == "real" or sim and g[3] == "simulated") and not same_data(g[2], p["dataset"]):
             detail += f" (on {data_words(g[2])} {g[2]}, standing in for the paper's data)"
         text = "; ".join(f"{m} {fmt_ci(v, l, h)}" for m, v, l, h in zip(d.method, d.value, d.ci_low, d.ci_high)) + f" ({where})"
         why = _group_blockers(d, sim)
-        (blocked if why else tested).append(dict(verdict=verdict, detail=detail, text=text, why=why, n=len(d)))
+        llm = d[d.uses_llm.astype(bool)]
+        other = sorted({m for m in llm.model if not is_paper_model(m, p["model"])})
+        (blocked if why else tested).append(dict(verdict=verdict, detail=detail, text=text, why=why, n=len(d), other=other,
+                                                 line=g[4] or g[2], dataset=g[2], model=", ".join(sorted(set(llm.model))) or "no LLM"))
     if not tested and not blocked: return dict(ours="", verdict="not testable here", why=f"no run here measures {', '.join(sorted(named))}")
     if not tested:
         b = max(blocked, key=lambda t: (t["verdict"] in ("agrees", "disagrees"), t["n"]))
-        says = {"agrees": "agree", "disagrees": "disagree"}.get(b["verdict"], "measure only part of the ordering")
-        return dict(ours=b["text"], verdict="not testable here", why="; ".join(b["why"]) + f" (there our numbers {says})")
-    done = [t for t in tested if t["verdict"] in ("agrees", "disagrees")]
-    if not done: return dict(ours=tested[0]["text"], verdict="not testable here", why=f"only part of the ordering is measured: {tested[0]['detail']}")
-    agree = sum(t["verdict"] == "agrees" for t in done)
-    verdict = "reproduced" if agree == len(done) else "not reproduced"
-    show = next(t for t in done if (t["verdict"] == "agrees") == (verdict == "reproduced"))
-    return dict(ours=show["text"], verdict=verdict, why=show["detail"] + (f"; holds in {agree} of {len(done)} groups of our rows" if len(done) > 1 else ""))
+        says = {"agrees": "agree", "disagrees": "disagree", "not shown": "do not show it"}.get(b["verdict"], "measure only part of the ordering")
+        return dict(ours=b["text"], verdict="not testable here", why="; ".join(b["why"]) + f" (there our numbers {says})", **{"our model": b["model"]})
+    done = [t for t in tested if t["verdict"] in ("agrees", "disagrees", "not shown")]
+    if not done: return dict(ours=tested[0]["text"], verdict="not testable here", why=f"only part of the ordering is measured: {tested[0]['detail']}",
+                             **{"our model": tested[0]["model"]})
+    mine = [t for t in done if not t["other"]]
+    use = mine or done
+    k_agree, k_shown, k_not = (sum(t["verdict"] == v for t in use) for v in ("agrees", "not shown", "disagrees"))
+    verdict = "not reproduced" if k_not else "reproduced" if k_agree == len(use) else "not shown"
+    show = next(t for t in use if t["verdict"] == {"not reproduced": "disagrees", "reproduced": "agrees"}.get(verdict, "not shown"))
+    why = show["detail"] + (f"; of {len(use)} groups of our rows: {k_agree} show it, {k_shown} not shown, {k_not} show the opposite" if len(use) > 1 else "")
+    n_need, unit = finding_scope(p)
+    lines = {t["line"] for t in use}
+    if n_need > 1 and not p["cell_line"] and len(lines) < n_need:  # a finding over N lines or data sets needs all N
+        holds = len({t["line"] for t in use} - {t["line"] for t in use if t["verdict"] != "agrees"})
+        return dict(ours=show["text"], verdict="not testable here", **{"our model": show["model"]},
+                    why=f"holds on {holds} of {n_need} {unit} (stated over {n_need}; these runs measure {len(lines)}: {', '.join(sorted(map(str, lines)))}); {why}")
+    if not mine:
+        return dict(ours=show["text"], verdict="other model", **{"our model": show["model"]},
+                    why=f"the paper's model is {p['model']}, ours {', '.join(show['other'])}: not the paper's verdict (ours would read '{verdict}': {why})")
+    if identified_by(show["dataset"]) == "design; values unverified": why += "; the data set matched the paper's by its design only (values unverified)"
+    return dict(ours=show["text"], verdict=verdict, why=why, **{"our model": show["model"]})
 
 # %% ../nbs/99_report.ipynb #92f51561
-CLAIM_COLUMNS = ["paper", "kind", "claim", "source", "published", "published model", "ours", "verdict", "why"]
+CLAIM_COLUMNS = ["paper", "kind", "claim", "source", "published", "published model", "ours", "our model", "verdict", "why"]
 
 def _short_source(source:str) -> str:
     "A published row's source without its paper: 'Table 1, row ..., column ...'."
@@ -522,7 +647,7 @@ def _short_source(source:str) -> str:
 def claims(results:pd.DataFrame, # from `collect_runs`
            paper:pd.DataFrame, # from `paper_numbers`
           ) -> pd.DataFrame: # one row per row of `paper`, in its order (CLAIM_COLUMNS)
-    "Every published number and finding beside our counterpart, with a verdict: reproduced, not reproduced or not testable here (why)."
+    "Every published number and finding beside our counterpart, with a verdict (`VERDICTS`, meanings in `VERDICT_WORDS`) and why."
     rows = []
     for p in paper.to_dict("records"):
         number = pd.notna(p["value"])
@@ -530,7 +655,7 @@ def claims(results:pd.DataFrame, # from `collect_runs`
         claim = " · ".join(x for x in (p["method"], p["metric"], p["cell_line"], p["condition"].split(";")[0]) if x) if number else p["statement"]
         published = f"{p['value']:g}" + (f" ± {p['sem']:g}" if pd.notna(p["sem"]) else "") if number else (p["check"] or "(no ordering stated)")
         rows.append(dict(paper=paper_name(p["source"]), kind="number" if number else "finding", claim=claim,
-                         source=_short_source(p["source"]), published=published, **{"published model": p["model"]}, **res))
+                         source=_short_source(p["source"]), published=published, **{"published model": p["model"], "our model": ""} | res))
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 # %% ../nbs/99_report.ipynb #02335618
@@ -641,7 +766,7 @@ def table_html(df:pd.DataFrame, table_id:str|None=None) -> str:
 
 # %% ../nbs/99_report.ipynb #83c1a6ed
 def claims_summary(cl:pd.DataFrame) -> pd.DataFrame:
-    "Per paper: how many of its published numbers and findings are reproduced, not reproduced, not testable here."
+    "Per paper: how many of its published numbers and findings take each word of `VERDICTS` (exceeded and other model counted apart from reproduced)."
     t = pd.crosstab(pd.Categorical(cl.paper, list(dict.fromkeys(cl.paper))), pd.Categorical(cl.verdict, VERDICTS), dropna=False)
     t.index.name, t.columns.name = "paper", None
     return t.assign(claims=t.sum(axis=1)).reset_index()
@@ -651,12 +776,12 @@ def _cell(v) -> str:
 
 def claims_html(cl:pd.DataFrame, # rows of `claims`
                 table_id:str|None=None) -> str:
-    "Claims as a five-column HTML table that wraps: claim (source), published (model), ours, verdict, why; rows classed by verdict."
+    "Claims as a five-column HTML table that wraps: claim (source), published (the paper's model), ours (our model), verdict, why; rows classed by verdict."
     from llm_perturb.paths import redact
     if cl.empty: return "<p><i>(none)</i></p>"
-    head = "".join(f"<th>{h}</th>" for h in ("claim", "published", "ours [95% CI]", "verdict", "why"))
+    head = "".join(f"<th>{h}</th>" for h in ("claim", "published (the paper's model)", "ours [95% CI] (our model)", "verdict", "why"))
     body = "".join(f'<tr class="{slug(r["verdict"])}"><td>{_cell(r["claim"])}<br><small>{_cell(r["source"])}</small></td>'
-                   f'<td>{_cell(r["published"])}<br><small>{_cell(r["published model"])}</small></td><td>{_cell(r["ours"])}</td>'
+                   f'<td>{_cell(r["published"])}<br><small>{_cell(r["published model"])}</small></td><td>{_cell(r["ours"])}<br><small>{_cell(r.get("our model"))}</small></td>'
                    f'<td><b>{_cell(r["verdict"])}</b></td><td>{_cell(r["why"])}</td></tr>' for r in cl.to_dict("records"))
     cols = "".join(f'<col style="width:{w}%">' for w in (27, 13, 24, 9, 27))
     tid = f' id="{table_id}"' if table_id else ""
@@ -817,6 +942,7 @@ table{border-collapse:collapse;margin:.5em 0 1.2em;font-size:.8em;max-width:100%
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f3f3f3}table.claims{width:100%;table-layout:fixed}td small{color:#666}
 tr.reproduced td:nth-child(4){background:#d9f0d3}tr.not-reproduced td:nth-child(4){background:#f9d6d5}
+tr.exceeded td:nth-child(4){background:#d6e6f9}tr.not-shown td:nth-child(4),tr.other-model td:nth-child(4){background:#fbf0d0}
 tr.not-testable-here td:nth-child(4){background:#f0f0f0}details{margin:.4em 0}summary{cursor:pointer;font-weight:600}
 img{max-width:100%;height:auto}.warn{background:#fff4d6;border:1px solid #e0b44a;padding:.6em 1em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere}"""
