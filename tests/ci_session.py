@@ -58,6 +58,7 @@ class Untouched:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session):
+        if session.config.option.collectonly: return
         tr = session.config.pluginmanager.get_plugin("terminalreporter")
         failed = False
         for name, ok, msg in self.checks():
