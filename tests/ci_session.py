@@ -81,13 +81,13 @@ class LongestFirst:
 
     def pytest_collection_modifyitems(self, config, items):
         known = json.loads(self.table.read_text())["seconds"] if self.table.is_file() else {}
-        if config.cache is not None: known.update(config.cache.get(CACHE_KEY, {}))
+        if getattr(config, "cache", None) is not None: known.update(config.cache.get(CACHE_KEY, {}))
         items.sort(key=lambda it: -known.get(it.nodeid, float("inf")))   # stable: ties keep the collection order
 
     def pytest_runtest_logreport(self, report):  # in the controller: every worker's reports come here
         if report.when == "call" and report.passed: self.measured[report.nodeid] = round(report.duration, 1)
 
     def pytest_sessionfinish(self, session):
-        if self.record and session.config.cache is not None and self.measured:
+        if self.record and getattr(session.config, "cache", None) is not None and self.measured:
             d = session.config.cache.get(CACHE_KEY, {}); d.update(self.measured)
             session.config.cache.set(CACHE_KEY, d)
