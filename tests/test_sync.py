@@ -6,10 +6,10 @@ import pytest
 from ci_lib import LOG, ROOT, run
 
 
-def _diff(a: Path, b: Path, label: str, n: int = 60) -> str:
+def _diff(a: Path, b: Path, label: str, new: str = "exported/cleaned now", n: int = 60) -> str:
     "A unified diff of two text files, at most `n` lines."
     d = difflib.unified_diff(a.read_text(errors="replace").splitlines(), b.read_text(errors="replace").splitlines(),
-                             f"{label} (checkout)", f"{label} (exported/cleaned now)", lineterm="")
+                             f"{label} (checkout)", f"{label} ({new})", lineterm="")
     return "\n".join(list(d)[:n])
 
 
@@ -32,7 +32,7 @@ def test_sync(exported, folder, pattern):
         mine = ROOT / rel
         if not mine.is_file(): problems.append(f"{rel}: written by nbdev_export, not in the checkout")
         elif mine.read_bytes() != p.read_bytes(): problems.append(_diff(mine, p, str(rel)))
-    assert not problems, (f"{folder}/ is out of sync with nbs/: run `nbdev_export && nbdev_clean` and commit what changes:\n"
+    assert not problems, (f"{folder}/ differs from what `nbdev_export && nbdev_clean` make of nbs/: run them and commit what changes:\n"
                           + "\n".join(problems[:10]))
 
 
@@ -44,7 +44,7 @@ def test_sync_readme():
     with open(out, "w") as f: subprocess.run(cmd, cwd=ROOT, stdout=f, check=True)
     assert out.read_bytes() == (ROOT / "README.md").read_bytes(), (
         f"README.md differs from nbs/index.ipynb; regenerate it: {' '.join(cmd[:-2])} '{cmd[-2]}' {cmd[-1]} > README.md\n"
-        + _diff(ROOT / "README.md", out, "README.md"))
+        + _diff(ROOT / "README.md", out, "README.md", "from nbs/index.ipynb"))
 
 
 def test_readme_test_command():
