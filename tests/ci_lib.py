@@ -45,7 +45,7 @@ def run(name: str,              # the log's name: runs/ci/<name>.log
                 os.killpg(p.pid, signal.SIGKILL); p.wait()
     out = log.read_bytes()[start:].decode(errors="replace")
     if rc != 0 and check:
-        pytest.fail(f"{' '.join(map(str, cmd))[:300]} exited {rc}; the last {tail} lines of {log.relative_to(ROOT)}:\n"
+        pytest.fail(f"{name}: exit status {rc} of {' '.join(map(str, cmd))[:300]}\nthe last {tail} lines of {log.relative_to(ROOT)}:\n"
                     + "\n".join(out.splitlines()[-tail:]), pytrace=False)
     return out
 
