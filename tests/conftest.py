@@ -6,10 +6,12 @@ and one BLAS/OpenMP thread per process (two tests run at once on two cores; two 
 two cores wait on each other), litellm's local price table (offline), and a fresh folder for new LLM answers per
 run, runs/ci/llm_cache: the committed caches in data/llm_cache are read, never written, and an answer they lack
 would land there, where the session-end check `caches_untouched` finds it. runs/ci/ (logs, executed notebooks, the
-built site) is emptied when a run starts (by the controller, before pytest-xdist starts its workers).
+built site) is emptied when a run starts (by the controller, before pytest-xdist starts its workers): one run at a
+time per checkout (a second run started beside a first empties the first's folder).
 
 Plugins (tests/ci_session.py): the session-end checks that the data directory and the committed caches are
-byte-identical (in the controller only), and the longest-first order."""
+byte-identical (in the controller only), and the longest-first order. A plain test file dropped into tests/ runs as
+one more test (first, until its duration is known)."""
 import os, shutil, sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
