@@ -29,8 +29,8 @@ def test_clean_outputs():
 
 
 def test_papermill_override():
-    "papermill runs 00_llm with three parameters overridden, and the override reaches results.json (new requests, seed 7,"
-    " are answered into a cache folder of their own, read after the committed caches)."
+    """papermill runs 00_llm with three parameters overridden, and the override reaches results.json (its new requests,
+    seed 7, are answered into a cache folder of their own, read after the committed caches)."""
     out = LOG / "pm_00_llm"
     run("papermill_override", ["papermill", "--log-level", "ERROR", "nbs/00_llm.ipynb", LOG / "00_llm.ipynb", "-p", "out_dir", out,
                                "-p", "n_requests", "3", "-p", "seed", "7"], env={"LLM_PERTURB_CACHE_DIR": LOG / "pm_cache"})
