@@ -40,9 +40,12 @@ def run(name: str,              # the log's name: runs/ci/<name>.log
         # its own process group: a test stopped by pytest-timeout (or ^C) stops the step's children too
         p = subprocess.Popen(cmd, cwd=cwd, env=e, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
         try: rc = p.wait()
-        finally:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL); p.wait()
+        except BaseException as e:   # pytest-timeout's Failed, ^C: the step's whole process group goes, then its log shows
+            os.killpg(p.pid, signal.SIGKILL); p.wait()
+            if isinstance(e, KeyboardInterrupt): raise
+            out = log.read_bytes()[start:].decode(errors="replace")
+            pytest.fail(f"{name}: stopped ({str(e).strip() or type(e).__name__}) while running {' '.join(map(str, cmd))[:300]}\n"
+                        f"the last {tail} lines of {log.relative_to(ROOT)}:\n" + "\n".join(out.splitlines()[-tail:]), pytrace=False)
     out = log.read_bytes()[start:].decode(errors="replace")
     if rc != 0 and check:
         pytest.fail(f"{name}: exit status {rc} of {' '.join(map(str, cmd))[:300]}\nthe last {tail} lines of {log.relative_to(ROOT)}:\n"
