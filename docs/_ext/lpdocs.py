@@ -91,7 +91,7 @@ def sections_table(head: str, stems: list[str]) -> list[dict]:
     if missing:
         raise DocsError(f"notebook(s) {', '.join(f'nbs/{s}.ipynb' for s in missing)} are in no row of the sections "
                         "table of nbs/index.ipynb, so the site has no place for them: add each to the row of its "
-                        "section (or a new row), then regenerate README.md (the command in .ci/test)")
+                        "section (or a new row), then regenerate README.md (the command in tests/test_sync.py)")
     twice = sorted({s for s in listed if listed.count(s) > 1})
     if twice: raise DocsError(f"notebook(s) {twice} are in more than one row of the sections table of nbs/index.ipynb")
     return rows
