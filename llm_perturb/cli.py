@@ -171,6 +171,15 @@ def cmd_report(a) -> int:
     return 0
 
 # %% ../nbs/90_cli.ipynb #97ca33ff
+def _paths(paths, among) -> str:
+    "`paths` shortened: a folder all of whose files (among `among`) are named becomes 'folder/* (N files)'"
+    out = []
+    for d in dict.fromkeys(p.split("/")[0] for p in paths):
+        mine = [p for p in paths if p.startswith(d + "/")]
+        out.append(f"{d}/* ({len(mine)} files)" if len(mine) > 2 and len(mine) == sum(p.startswith(d + "/") for p in among)
+                   else ", ".join(mine))
+    return ", ".join(out)
+
 def fetch_data(progress:bool=True, # progress bars for the downloads
                verbose:bool=False # also say so when nothing is missing
               ) -> bool:
@@ -186,7 +195,7 @@ def fetch_data(progress:bool=True, # progress bars for the downloads
           + (f" (through the mirror {os.environ[O.MIRROR_ENV]})" if os.environ.get(O.MIRROR_ENV) else ""), flush=True)
     nc = miss[~miss.commercial_use.str.startswith("yes")]
     if len(nc): print("  not for commercial use (or restricted, or to verify) under their licences:")
-    for lic, g in nc.groupby("licence", sort=False): print(f"    {', '.join(g.path)}: {lic}")
+    for lic, g in nc.groupby("licence", sort=False): print(f"    {_paths(g.path, miss.path)}: {lic}")
     df = O.fetch_missing(dest, progressbar=progress, log=lambda s: None)
     failed = df[df.status.str.startswith("failed")]
     print(f"{(df.status == 'fetched').sum()} fetched, {(df.status == 'rebuilt').sum()} rebuilt from their origins, "
