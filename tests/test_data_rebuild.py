@@ -86,9 +86,8 @@ def test_rebuild_everything_from_the_origins(mirror, tmp_path, monkeypatch):
         assert not (dest / p).exists()
     others = res.drop(CORRUPT)
     assert others.isin(['fetched', 'rebuilt']).all(), others[~others.isin(['fetched', 'rebuilt'])].to_dict()
-    left = [str(q.relative_to(dest)) for q in dest.rglob('*') if q.is_file() and q.name != '.' and '.origins' in q.parts
-            or q.is_file() and q.name.endswith('.part')]
-    assert left == [], f'partial or refused files left behind: {left}'
+    left = [str(q.relative_to(dest)) for q in dest.rglob('*') if q.is_file() and ('.origins' in q.parts or q.name.endswith('.part'))]
+    assert left == [], f'partial, refused or used origin files left behind: {left}'
     assert not list(dest.glob('.building-*')), 'a temporary build folder was left behind'
 
     for f, b in originals.items(): f.write_bytes(b)
