@@ -21,9 +21,9 @@ NETWORK_HINT = (f"set {MIRROR_ENV}=URL to fetch every https://HOST/PATH as URL/H
 
 def mirror_url(url:str # an origin URL, e.g. 'https://raw.githubusercontent.com/OWNER/REPO/COMMIT/PATH'
               )->str:
-    "`url` as $LLM_PERTURB_MIRROR serves it (`MIRROR/HOST/PATH`), or `url` itself when no mirror is set"
+    "An https `url` as $LLM_PERTURB_MIRROR serves it (`MIRROR/HOST/PATH`); `url` itself without a mirror, or if not https"
     base = os.environ.get(MIRROR_ENV, '').rstrip('/')
-    if not base: return url
+    if not base or not url.startswith('https://'): return url  # a local or plain-http server is asked directly
     u = urlparse(url)
     return f'{base}/{u.netloc}{u.path}'
 
