@@ -214,12 +214,13 @@ def build(recipe:str, # the manifest's recipe: 'sql:<table>', 'string', 'corum',
     raise ValueError(f"unknown recipe {recipe!r}; known: sql:<table>, string, corum, sigrecon[:cap]")
 
 MANIFEST_ORIGIN_COLUMNS = ['recipe', 'origin_sha256', 'origin_bytes']
+from .data import MANIFEST_COLUMNS
 
 def _origin_rows(m:pd.DataFrame)->pd.DataFrame:
     "The manifest with its origin columns (a copy's origin is the file itself)"
     m = m.copy()
-    for c in MANIFEST_ORIGIN_COLUMNS:
-        if c not in m: m[c] = ''
+    for c in MANIFEST_COLUMNS + MANIFEST_ORIGIN_COLUMNS:  # a caller's own manifest may have only path, url, sha256
+        if c not in m: m[c] = 0 if c == 'bytes' else ''
     copy = m.recipe.eq('')
     m.loc[copy, 'origin_sha256'] = m.sha256[copy]
     m['origin_bytes'] = np.where(copy, m.bytes, pd.to_numeric(m.origin_bytes, errors='coerce').fillna(0)).astype(int)
@@ -252,7 +253,7 @@ def _download(url:str, dest:Path, sha256:str, progressbar:bool)->Path:
     target, src = origin_path(dest, url), mirror_url(url)
     target.parent.mkdir(parents=True, exist_ok=True)
     dl = resumable_downloader(target.with_name(target.name + '.part'), progressbar)
-    try: pooch.retrieve(src, known_hash=f'sha256:{sha256}', fname=target.name, path=target.parent, downloader=dl)
+    try: pooch.retrieve(src, known_hash=f'sha256:{sha256}' if sha256 else None, fname=target.name, path=target.parent, downloader=dl)
     except ValueError as e:
         if 'hash' not in str(e): raise
         got = getattr(dl, 'sha256', None) or '(unknown)'
@@ -289,7 +290,7 @@ def fetch_missing(dest=None, # the data folder; default: $LLM_PERTURB_DATA, the 
                     if r.recipe: build(r.recipe, origin, out, work)
                     else: shutil.copyfile(origin, out)
                     got = file_sha256(out)
-                    if got != r.sha256: raise ValueError(
+                    if r.sha256 and got != r.sha256: raise ValueError(
                         f"made from {url} by recipe {r.recipe or 'copy'}: expected sha256 {r.sha256}, received {got}")
                     (dest/r.path).parent.mkdir(parents=True, exist_ok=True)
                     os.replace(out, dest/r.path)
