@@ -16,8 +16,8 @@ from .runner import _results, _write_json  # noqa: F401 (importable from here, a
 
 # %% auto #0
 __all__ = ['LLM_OPTIONS', 'parse_value', 'parse_params', 'absolute_paths', 'llm_options', 'prepare', 'cmd_run', 'cmd_sweep',
-           'cmd_reproduce', 'cmd_report', 'cmd_data', 'cmd_data_pseudobulk', 'cmd_models', 'cmd_cache', 'build_parser',
-           'main']
+           'cmd_reproduce', 'cmd_report', 'fetch_data', 'cmd_data', 'cmd_data_pseudobulk', 'cmd_models', 'cmd_cache',
+           'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #34aed783
 _MOVED = dict.fromkeys(["use_router", "router_config", "router_provider", "models_table", "install_model"], "llm") | \
@@ -146,6 +146,7 @@ def cmd_reproduce(a) -> int:
     nbs = find_nbs(a.nbs)
     for n in a.sections or []: resolve_section(n, nbs)  # unknown names fail before anything runs
     target = Path(a.resume or a.out or new_run_dir("reproduce", a.runs))
+    if not fetch_data(progress=not a.quiet): return 1  # the data first: what is missing is fetched from its origins
     print(f"reproducing {', '.join(a.sections or default_sections(nbs))} into {target}", flush=True)
     recs = reproduce(target, nbs, a.sections, a.model, a.router, resume=bool(a.resume), skip_flags=a.skip_flags,
                      progress=not a.quiet, llm=llm_options(a, dict.fromkeys(LLM_OPTIONS), "reproduce"), preset=a.preset,
@@ -170,6 +171,39 @@ def cmd_report(a) -> int:
     return 0
 
 # %% ../nbs/90_cli.ipynb #97ca33ff
+def _paths(paths, among) -> str:
+    "`paths` shortened: a folder all of whose files (among `among`) are named becomes 'folder/* (N files)'"
+    out = []
+    for d in dict.fromkeys(p.split("/")[0] for p in paths):
+        mine = [p for p in paths if p.startswith(d + "/")]
+        out.append(f"{d}/* ({len(mine)} files)" if len(mine) > 2 and len(mine) == sum(p.startswith(d + "/") for p in among)
+                   else ", ".join(mine))
+    return ", ".join(out)
+
+def fetch_data(progress:bool=True, # progress bars for the downloads
+               verbose:bool=False # also say so when nothing is missing
+              ) -> bool:
+    "Fetch or rebuild every missing data file from its public origin, saying first what it downloads; True when all are in place"
+    from llm_perturb import data as D, origins as O
+    dest = D._fetch_dir()
+    miss = O.missing_files(dest)
+    if miss.empty:
+        if verbose: print(f"all {len(D.load_manifest())} data files are present in {dest}")
+        return True
+    plan = O.download_plan(miss)
+    print(f"{len(miss)} data files missing from {dest}: downloading {plan.bytes.sum() / 1e6:.1f} MB from {len(plan)} public origins"
+          + (f" (through the mirror {os.environ[O.MIRROR_ENV]})" if os.environ.get(O.MIRROR_ENV) else ""), flush=True)
+    nc = miss[~miss.commercial_use.str.startswith("yes")]
+    if len(nc): print("  not for commercial use (or restricted, or to verify) under their licences:")
+    for lic, g in nc.groupby("licence", sort=False): print(f"    {_paths(g.path, miss.path)}: {lic}")
+    df = O.fetch_missing(dest, progressbar=progress, log=lambda s: None)
+    failed = df[df.status.str.startswith("failed")]
+    print(f"{(df.status == 'fetched').sum()} fetched, {(df.status == 'rebuilt').sum()} rebuilt from their origins, "
+          f"{(df.status == 'present').sum()} present, {len(failed)} failed")
+    for r in failed.itertuples(): print(f"  {r.path}: {r.status.removeprefix('failed: ')}")
+    if failed.status.str.contains("could not reach").any(): print(f"  no network? {O.NETWORK_HINT}")
+    return failed.empty
+
 def cmd_data(a) -> int:
     "`llm-perturb data check|fetch|pseudobulk`"
     if a.action == "pseudobulk": return cmd_data_pseudobulk(a)
@@ -178,12 +212,7 @@ def cmd_data(a) -> int:
     from llm_perturb.report import print_table
     if getattr(a, "paper", None): return _data_paper(a)
     try:
-        if a.action == "fetch":
-            df = D.fetch_all(); print_table(df, 100)
-            bad = df.status.str.startswith("failed").sum()
-            print(f"{(df.status == 'fetched').sum()} fetched, {(df.status == 'present').sum()} present, "
-                  f"{(df.status == 'no url').sum()} without a download URL (copy the shared data folder), {bad} failed")
-            return 1 if bad else 0
+        if a.action == "fetch": return 0 if fetch_data(progress=not a.quiet, verbose=True) else 1
         df = D.check_data(hashes=not a.no_hashes)
         print(f"data directory: {D.data_dir()}")
     except FileNotFoundError as e: raise CLIError(str(e)) from None

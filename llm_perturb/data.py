@@ -59,11 +59,11 @@ def data_dir()->Path:
     raise FileNotFoundError(f"no data directory found (searched: {', '.join(map(str, data_candidates()))}); {FETCH_HINT}")
 
 # %% ../nbs/01_data.ipynb #78966f42
-MANIFEST_COLUMNS = ['path', 'bytes', 'sha256', 'url', 'licence', 'commercial_use', 'origin']
+MANIFEST_COLUMNS = ['path', 'bytes', 'sha256', 'url', 'licence', 'commercial_use', 'origin', 'recipe', 'origin_sha256', 'origin_bytes']
 
 def load_manifest(path=None # a manifest.tsv; default: the checkout's data/manifest.tsv
                  )->pd.DataFrame:
-    "The data manifest: one row per file (path, bytes, sha256, url, licence, commercial_use, origin)"
+    "The data manifest: one row per file (path, bytes, sha256, url, licence, commercial_use, origin; recipe, origin_sha256, origin_bytes)"
     if path is None:
         path = checkout_file('data/manifest.tsv')
         if path is None or not path.exists(): path = data_dir()/'MANIFEST.tsv'
@@ -96,41 +96,34 @@ def verify_file(path, sha256:str)->Path:
 
 # %% ../nbs/01_data.ipynb #6fc137b8
 def _fetch_dir()->Path:
+    "Where `fetch` puts files: the data directory if there is one, else $LLM_PERTURB_DATA, else the pooch cache (never the checkout)"
     try: return data_dir()
     except FileNotFoundError:
-        if os.environ.get(DATA_ENV): return Path(os.environ[DATA_ENV]).expanduser()
-        root = repo_root()
-        return root/'data' if root else _cache_dir()
+        return Path(os.environ[DATA_ENV]).expanduser() if os.environ.get(DATA_ENV) else _cache_dir()
 
 def fetch(name:str, # manifest path of the file
-          dest=None, # folder to put it in; default: the data directory (or <repo>/data, or the pooch cache)
+          dest=None, # folder to put it in; default: the data directory, $LLM_PERTURB_DATA, or the pooch cache
           manifest:pd.DataFrame|None=None, # default: `load_manifest()`
           progressbar:bool=False # show a progress bar while downloading
          )->Path:
-    "Download data file `name` with pooch (sha256-verified where the manifest has one), resuming a partial download; return its path"
-    m = (load_manifest() if manifest is None else manifest).set_index('path')
-    if name not in m.index: raise KeyError(f"'{name}' is not in the data manifest; see load_manifest().path for the files")
-    target = Path(dest or _fetch_dir())/name
+    "Download data file `name` (or its origin, and rebuild it) with pooch, sha256-verified, resuming a partial download; return its path"
+    from llm_perturb.origins import fetch_missing
+    m = load_manifest() if manifest is None else manifest
+    if name not in set(m.path): raise KeyError(f"'{name}' is not in the data manifest; see load_manifest().path for the files")
+    d = Path(dest or _fetch_dir()); target = d/name
     if target.exists(): return target
-    row = m.loc[name]
-    if not row.url: raise FileNotFoundError(
-        f"'{name}' is missing from {target.parent} and has no download URL ({row.origin}); "
-        f"copy the shared data folder and set {DATA_ENV} to it")
-    import pooch
-    target.parent.mkdir(parents=True, exist_ok=True)
-    pooch.retrieve(row.url, known_hash=f'sha256:{row.sha256}' if row.sha256 else None, fname=target.name, path=target.parent,
-                   downloader=resumable_downloader(target.with_name(target.name + '.part'), progressbar))
+    status = fetch_missing(d, m[m.path == name], progressbar, log=lambda s: None).status.iloc[0]
+    if status.startswith('failed'): raise (FileNotFoundError if 'no download URL' in status or 'could not reach' in status else ValueError)(
+        f"'{name}': {status.removeprefix('failed: ')}")
     return target
 
-def fetch_all(dest=None)->pd.DataFrame:
-    "Fetch every manifest file that is absent and has a URL; DataFrame(path, status)"
-    rows = []
-    for p, url in load_manifest()[['path', 'url']].itertuples(index=False):
-        present = (Path(dest or _fetch_dir())/p).exists()
-        if present or not url: rows.append((p, 'present' if present else 'no url')); continue
-        try: fetch(p, dest); rows.append((p, 'fetched'))
-        except Exception as e: rows.append((p, f'failed: {e}'))
-    return pd.DataFrame(rows, columns=['path', 'status'])
+def fetch_all(dest=None, # folder to put the files in; default as `fetch`
+              progressbar:bool=False # a progress bar per download
+             )->pd.DataFrame:
+    "Fetch (or rebuild from its origin) every manifest file that is absent; DataFrame(path, status, url)"
+    from llm_perturb.origins import fetch_missing
+    return fetch_missing(dest, progressbar=progressbar)
+
 
 # %% ../nbs/01_data.ipynb #623ecf25
 def resumable_downloader(partial, # where the bytes received so far are kept between runs, e.g. 'file.h5ad.part'
@@ -150,6 +143,7 @@ def resumable_downloader(partial, # where the bytes received so far are kept bet
                 with open(part, 'ab' if have else 'wb') as f, tqdm(total=total or None, initial=have, unit='B', unit_scale=True,
                                                                    desc=part.name.removesuffix('.part'), disable=not progressbar) as bar:
                     for b in r.iter_content(chunk): f.write(b); bar.update(len(b))
+        download.sha256 = file_sha256(part)  # what arrived, for an error that names it
         shutil.move(part, output_file)  # pooch checks the hash, then moves it into place
     return download
 
