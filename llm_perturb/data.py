@@ -6,17 +6,17 @@
 __all__ = ['DATA_ENV', 'DATA_SUBDIRS', 'FETCH_HINT', 'MANIFEST_COLUMNS', 'TEST_TAG', 'DATA_FILES', 'L1000_FILE',
            'PERTURBQA_TASKS', 'PARTIAL_RANKINGS', 'GENESETS', 'GEARS_DE_KEYS', 'SCREEN_CELL_TYPES', 'LIMMA_SAMPLES',
            'DE_LAYOUT', 'DE_LABEL_COLUMNS', 'data_candidates', 'data_dir', 'load_manifest', 'data_path', 'file_sha256',
-           'verify_file', 'fetch', 'fetch_all', 'resumable_downloader', 'check_data', 'data_fingerprint',
-           'bundle_fingerprint', 'is_bundle', 'ScratchData', 'scratch_data_dir', 'read_gct', 'load_l1000', 'l1000_de',
-           'l1000_replicates', 'perturbqa_cell_lines', 'load_perturbqa', 'load_perturbqa_json', 'signature_sets',
-           'tahoe_cell_lines', 'load_signatures', 'top_k_up', 'top_k_down', 'load_gene_info', 'load_gene2go',
-           'load_go_terms', 'load_go_parents', 'symbol_map', 'normalize_symbols', 'ensembl_to_symbol', 'load_string',
-           'load_corum', 'read_gmt', 'geneset_names', 'load_gmt', 'load_moabox', 'load_repurposing',
-           'annotate_l1000_compounds', 'load_drugseq_design', 'load_singlecell', 'pseudobulk', 'pseudobulk_deltas',
-           'top_de_genes', 'gears_perturbation', 'read_gears', 'gears_de_lists', 'write_gears_example',
-           'write_gears_screen', 'read_tahoe_pseudobulk', 'read_limma', 'de_dataset_name', 'read_de_profiles',
-           'de_annotation', 'write_de_example', 'kfold_perturbations', 'unseen_drug_split', 'unseen_cell_line_split',
-           'downsample_train', 'check_profiles']
+           'verify_file', 'resumable_downloader', 'check_data', 'data_fingerprint', 'bundle_fingerprint', 'is_bundle',
+           'ScratchData', 'scratch_data_dir', 'read_gct', 'load_l1000', 'l1000_de', 'l1000_replicates',
+           'perturbqa_cell_lines', 'load_perturbqa', 'load_perturbqa_json', 'signature_sets', 'tahoe_cell_lines',
+           'load_signatures', 'top_k_up', 'top_k_down', 'load_gene_info', 'load_gene2go', 'load_go_terms',
+           'load_go_parents', 'symbol_map', 'normalize_symbols', 'ensembl_to_symbol', 'load_string', 'load_corum',
+           'read_gmt', 'geneset_names', 'load_gmt', 'load_moabox', 'load_repurposing', 'annotate_l1000_compounds',
+           'load_drugseq_design', 'load_singlecell', 'pseudobulk', 'pseudobulk_deltas', 'top_de_genes',
+           'gears_perturbation', 'read_gears', 'gears_de_lists', 'write_gears_example', 'write_gears_screen',
+           'read_tahoe_pseudobulk', 'read_limma', 'de_dataset_name', 'read_de_profiles', 'de_annotation',
+           'write_de_example', 'kfold_perturbations', 'unseen_drug_split', 'unseen_cell_line_split', 'downsample_train',
+           'check_profiles']
 
 # %% ../nbs/01_data.ipynb #5d7f75e8
 import os, re, json, gzip, hashlib, functools, configparser, warnings
@@ -100,30 +100,6 @@ def _fetch_dir()->Path:
     try: return data_dir()
     except FileNotFoundError:
         return Path(os.environ[DATA_ENV]).expanduser() if os.environ.get(DATA_ENV) else _cache_dir()
-
-def fetch(name:str, # manifest path of the file
-          dest=None, # folder to put it in; default: the data directory, $LLM_PERTURB_DATA, or the pooch cache
-          manifest:pd.DataFrame|None=None, # default: `load_manifest()`
-          progressbar:bool=False # show a progress bar while downloading
-         )->Path:
-    "Download data file `name` (or its origin, and rebuild it) with pooch, sha256-verified, resuming a partial download; return its path"
-    from llm_perturb.origins import fetch_missing
-    m = load_manifest() if manifest is None else manifest
-    if name not in set(m.path): raise KeyError(f"'{name}' is not in the data manifest; see load_manifest().path for the files")
-    d = Path(dest or _fetch_dir()); target = d/name
-    if target.exists(): return target
-    status = fetch_missing(d, m[m.path == name], progressbar, log=lambda s: None).status.iloc[0]
-    if status.startswith('failed'): raise (FileNotFoundError if 'no download URL' in status or 'could not reach' in status else ValueError)(
-        f"'{name}': {status.removeprefix('failed: ')}")
-    return target
-
-def fetch_all(dest=None, # folder to put the files in; default as `fetch`
-              progressbar:bool=False # a progress bar per download
-             )->pd.DataFrame:
-    "Fetch (or rebuild from its origin) every manifest file that is absent; DataFrame(path, status, url)"
-    from llm_perturb.origins import fetch_missing
-    return fetch_missing(dest, progressbar=progressbar)
-
 
 # %% ../nbs/01_data.ipynb #623ecf25
 def resumable_downloader(partial, # where the bytes received so far are kept between runs, e.g. 'file.h5ad.part'

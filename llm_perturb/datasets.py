@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np, pandas as pd
 import anndata as ad
 from .paths import repo_root, checkout_file, in_installed_copy
-from .data import data_dir, file_sha256, gears_perturbation, read_limma, read_de_profiles, fetch
+from .data import data_dir, file_sha256, gears_perturbation, read_limma, read_de_profiles
+from .origins import fetch
 
 # %% auto #0
 __all__ = ['TABLE_FILE', 'TABLE_COLUMNS', 'COUNTS', 'TABLE_ENV', 'KINDS', 'PAPER_ALIASES', 'table_path', 'paper_datasets',

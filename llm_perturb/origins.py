@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['MIRROR_ENV', 'NETWORK_HINT', 'GENE_SQL', 'MANIFEST_ORIGIN_COLUMNS', 'mirror_url', 'deb_member', 'deb_sqlite',
            'write_tsv_gz', 'gene_table', 'read_rda_lists', 'string_edges', 'sigrecon_signatures', 'write_json_gz',
-           'corum_complexes', 'build', 'missing_files', 'download_plan', 'origin_path', 'fetch_missing']
+           'corum_complexes', 'build', 'missing_files', 'download_plan', 'origin_path', 'fetch_missing', 'fetch',
+           'fetch_all']
 
 # %% ../nbs/01b_origins.ipynb #8b6839fe
 import os, io, re, gzip, json, bz2, lzma, struct, shutil, sqlite3, tarfile, tempfile, warnings
@@ -299,3 +300,26 @@ def fetch_missing(dest=None, # the data folder; default: $LLM_PERTURB_DATA, the 
                     ok = False; rows[r.path] = f'failed: {r.path}: {e}'; log(f"{r.path}: {e}")
         if ok: origin.unlink(missing_ok=True)
     return pd.DataFrame(dict(path=m.path, status=[rows[p] for p in m.path], url=m.url))
+
+# %% ../nbs/01b_origins.ipynb #a4d2e6b9
+def fetch(name:str, # manifest path of the file
+          dest=None, # folder to put it in; default: the data directory, $LLM_PERTURB_DATA, or the pooch cache
+          manifest:pd.DataFrame|None=None, # default: `load_manifest()`
+          progressbar:bool=False # show a progress bar while downloading
+         )->Path:
+    "Download data file `name` (or its origin, and rebuild it) with pooch, sha256-verified, resuming a partial download; return its path"
+    m = load_manifest() if manifest is None else manifest
+    if name not in set(m.path): raise KeyError(f"'{name}' is not in the data manifest; see load_manifest().path for the files")
+    d = Path(dest or _fetch_dir()); target = d/name
+    if target.exists(): return target
+    status = fetch_missing(d, m[m.path == name], progressbar, log=lambda s: None).status.iloc[0]
+    if status.startswith('failed'): raise (FileNotFoundError if 'no download URL' in status or 'could not reach' in status else ValueError)(
+        f"'{name}': {status.removeprefix('failed: ')}")
+    return target
+
+def fetch_all(dest=None, # folder to put the files in; default as `fetch`
+              progressbar:bool=False # a progress bar per download
+             )->pd.DataFrame:
+    "Fetch (or rebuild from its origin) every manifest file that is absent; DataFrame(path, status, url)"
+    return fetch_missing(dest, progressbar=progressbar)
+
