@@ -144,6 +144,8 @@ def profile_level(srv, n:int, c:int, cache_path) -> str:
     body = [l for l in s.getvalue().splitlines() if l.strip() and ("/" in l or "ncalls" in l)]
     out.append("  the largest functions of litellm and llm_perturb by cumulative time:")
     out += ["    " + l.replace(str(Path(sys.prefix)), "<venv>") for l in body[:20]]
+    out.append(f"  (ncalls of an async function counts each resumption after an await, not requests: the server counted "
+               f"exactly {n} requests, as the level asserts)")
     return "\n".join(out)
 
 if __name__ == "__main__": main()
