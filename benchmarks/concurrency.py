@@ -4,7 +4,9 @@ LangPert's selection requests (one per query knockout: instructions, the candida
 notebook 20 sends) go through the section's own path (`langpert.run_selections` -> `select.run_requests` ->
 `llm.complete_many`, with the run's `Budget(api_base=..., concurrency=N)` and a JSONL response cache on disk, as a
 run writes one) to `llm.FakeServer`, an OpenAI-compatible server on 127.0.0.1 that takes a fixed time per answer
-(--latency, default 0.5 s) and counts the most requests in flight. The server runs in its own process, as a vLLM or
+(--latency, default 0.5 s) and counts the most requests in flight. The model is `hosted_vllm/my-model`, a server of
+your own: its requests go straight to the server (`llm._post_chat`, aiohttp) or, with LLM_PERTURB_TRANSPORT=litellm,
+through litellm; both are measured, one after the other (--transports). The server runs in its own process, as a vLLM or
 llama.cpp server does (--server thread puts it in the client's process, where its Python threads take the client's
 CPU and GIL). Every level sends the same number of distinct requests (no answer is cached at the start), so the
 wall time at N=1 is about requests x latency, and the ideal speed-up at N is min(N, requests).
@@ -20,7 +22,8 @@ When a goal is not met (or with --profile), the largest level is sent once more,
 client's time is printed grouped by where it goes (litellm, the OpenAI client and HTTP stack, asyncio, this
 package, the rest), with the largest functions: what stands between the client and the ideal.
 
-    python benchmarks/concurrency.py [--n 64] [--latency 0.5] [--levels 1 8 32] [--server process|thread] [--profile]
+    python benchmarks/concurrency.py [--n 64] [--latency 0.5] [--levels 1 8 32] [--server process|thread]
+                                     [--transports direct litellm] [--profile]
 """
 import argparse, json, os, subprocess, sys, tempfile, time, urllib.request
 from pathlib import Path
@@ -52,10 +55,10 @@ class Server:
         if self.where == "thread": self._srv.__exit__(*exc)
         else: self._p.stdin.close(); self._p.wait(timeout=30)
 
-def level(srv, n, c, cache_path, tag):
+def level(srv, n, c, cache_path, tag, model="hosted_vllm/my-model"):
     "Send n distinct requests with c in flight; (wall s, client CPU s, peak in flight, answered, budget usage)."
     queries = [f"{GENES[i % len(GENES)]}-Q{i}" for i in range(n)]  # distinct queries: no request repeats
-    req = selection_requests(queries, GENES, cell_line="k562", model="openai/my-model", check_genes=False, task=tag)
+    req = selection_requests(queries, GENES, cell_line="k562", model=model, check_genes=False, task=tag)
     srv.stats(reset=True); before = srv.stats()["count"]
     b = Budget(api_base=srv.url, concurrency=c)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -78,38 +81,45 @@ def main():
     ap.add_argument("--latency", type=float, default=0.5, help="seconds the server takes per answer")
     ap.add_argument("--levels", type=int, nargs="+", default=[1, 8, 32], help="requests in flight (N)")
     ap.add_argument("--server", choices=["process", "thread"], default="process", help="where the server runs")
+    ap.add_argument("--transports", nargs="+", choices=["direct", "litellm"], default=["direct", "litellm"],
+                    help="how hosted_vllm/ requests are sent (LLM_PERTURB_TRANSPORT): straight to the server, or through litellm")
     ap.add_argument("--profile", action="store_true", help="profile the largest level even when the goals are met")
     a = ap.parse_args()
     load0 = os.getloadavg()
-    rows = []
+    rows, goals, profs = {}, {}, {}
     with Server(a.latency, a.server) as srv, tempfile.TemporaryDirectory() as d:
         load_litellm()  # litellm's import (seconds, paid once by the first request a run sends) is not request time
-        level(srv, 4, 4, Path(d) / "warm.jsonl", "warm")  # first connection, first call: not part of any level
-        for c in a.levels:
-            rows.append((c, *level(srv, a.n, c, Path(d) / f"c{c}.jsonl", f"c{c}")))
+        for t in a.transports:
+            os.environ["LLM_PERTURB_TRANSPORT"] = t
+            level(srv, 4, 4, Path(d) / f"warm_{t}.jsonl", f"warm_{t}")  # first connection, first call: not part of any level
+            rows[t] = [(c, *level(srv, a.n, c, Path(d) / f"{t}_c{c}.jsonl", f"{t}_c{c}")) for c in a.levels]
+            base_c, base = rows[t][0][0], rows[t][0][1]
+            goals[t] = [(n, f, base / secs / (min(n, a.n) / min(base_c, a.n))) for n, f in ((64, 0.8), (128, 0.7))
+                        for c, secs, *_ in rows[t] if c == n]
+            if a.profile or any(got < f for n, f, got in goals[t]):
+                c = max(a.levels); profs[t] = profile_level(srv, a.n, c, Path(d) / f"profiled_{t}.jsonl")
+        os.environ.pop("LLM_PERTURB_TRANSPORT")
         load1 = os.getloadavg()
-        base_c, base = rows[0][0], rows[0][1]
-        goals = [(n, f, base / secs / (min(n, a.n) / min(base_c, a.n))) for n, f in ((64, 0.8), (128, 0.7))
-                 for c, secs, *_ in rows if c == n]
-        prof = None
-        if a.profile or any(got < f for n, f, got in goals):
-            c = max(a.levels); prof = profile_level(srv, a.n, c, Path(d) / "profiled.jsonl")
-    print(f"LangPert selections: {a.n} requests per level to a server taking {a.latency} s per answer "
+    print(f"LangPert selections of hosted_vllm/my-model: {a.n} requests per level to a server taking {a.latency} s per answer "
           f"(llm.FakeServer on 127.0.0.1, {'its own process' if a.server == 'process' else 'in the client process'}); "
-          f"a response cache on disk")
+          f"a response cache on disk; sent straight to the server (direct) or through litellm")
     print(f"machine: {os.cpu_count()} cores, load average (1, 5, 15 min) {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} before, "
           f"{load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} after")
-    print(f"{'N in flight':>11} {'peak':>5} {'answered':>8} {'wall s':>7} {'client CPU ms/req':>17} "
-          f"{'speed-up vs N=' + str(base_c):>16} {'ideal':>6} {'of ideal':>8}")
-    for c, secs, cpu, peak, ok in rows:
-        ideal = min(c, a.n) / min(base_c, a.n)
-        print(f"{c:>11} {peak:>5} {ok:>8} {secs:>7.2f} {cpu / a.n * 1000:>17.1f} {base / secs:>15.1f}x {ideal:>5.0f}x "
-              f"{base / secs / ideal:>8.2f}")
-    for n, f, got in goals:
-        print(f"GOAL at N={n}: at least {f} of ideal ({f * min(n, a.n) / min(base_c, a.n):.1f}x): {got:.2f} of ideal "
-              f"({got * min(n, a.n) / min(base_c, a.n):.1f}x) -> {'met' if got >= f else 'NOT met'} "
-              f"(load average {load1[0]:.1f} on {os.cpu_count()} cores)")
-    if prof: print(prof)
+    print(f"{'transport':>9} {'N in flight':>11} {'peak':>5} {'answered':>8} {'wall s':>7} {'client CPU ms/req':>17} "
+          f"{'speed-up vs N=' + str(a.levels[0]):>16} {'ideal':>6} {'of ideal':>8}")
+    for t, rs in rows.items():
+        base_c, base = rs[0][0], rs[0][1]
+        for c, secs, cpu, peak, ok in rs:
+            ideal = min(c, a.n) / min(base_c, a.n)
+            print(f"{t:>9} {c:>11} {peak:>5} {ok:>8} {secs:>7.2f} {cpu / a.n * 1000:>17.1f} {base / secs:>15.1f}x {ideal:>5.0f}x "
+                  f"{base / secs / ideal:>8.2f}")
+    for t, gs in goals.items():
+        for n, f, got in gs:
+            base_c = rows[t][0][0]
+            print(f"GOAL ({t}) at N={n}: at least {f} of ideal ({f * min(n, a.n) / min(base_c, a.n):.1f}x): {got:.2f} of ideal "
+                  f"({got * min(n, a.n) / min(base_c, a.n):.1f}x) -> {'met' if got >= f else 'NOT met'} "
+                  f"(load average {load1[0]:.1f} on {os.cpu_count()} cores)")
+    for t, prof in profs.items(): print(f"[{t}] {prof}")
 
 def _where(filename:str) -> str:
     "The part of the client a function belongs to"

@@ -4,15 +4,16 @@
 
 # %% auto #0
 __all__ = ['EMBEDDED_MODELS', 'DEFAULT_MODEL', 'REBUILD_LLAMA', 'PROBE_SCRIPT', 'MAX_ANSWER_CHARS', 'MAX_JSON_DEPTH',
-           'MAX_JSON_STARTS', 'CACHE_DIR_ENV', 'MEMORY_ONLY', 'OUTPUT_MODES', 'NO_KEY', 'BROKEN_MODES', 'Provider',
-           'load_litellm', 'register_provider', 'LLMConfigError', 'user_cache_dir', 'install_command', 'assemble_parts',
-           'embedded_model_path', 'model_file', 'probe_embedded', 'models_table', 'install_model', 'load_embedded',
-           'LocalProvider', 'check_model', 'reasoning_params', 'reasoning_applicable', 'json_values', 'parse_json',
-           'json_schema', 'parse_structured', 'committed_cache_dir', 'cache_dir', 'default_cache_path',
+           'MAX_JSON_STARTS', 'CACHE_DIR_ENV', 'MEMORY_ONLY', 'OUTPUT_MODES', 'DIRECT', 'NO_KEY', 'BROKEN_MODES',
+           'Provider', 'load_litellm', 'register_provider', 'LLMConfigError', 'user_cache_dir', 'install_command',
+           'assemble_parts', 'embedded_model_path', 'model_file', 'probe_embedded', 'models_table', 'install_model',
+           'load_embedded', 'LocalProvider', 'check_model', 'reasoning_params', 'reasoning_applicable', 'json_values',
+           'parse_json', 'json_schema', 'parse_structured', 'committed_cache_dir', 'cache_dir', 'default_cache_path',
            'committed_cache', 'request_key', 'ResponseCache', 'LLMResult', 'usage_summary', 'Budget', 'EmptyAnswer',
-           'output_mode', 'default_concurrency', 'LLMUnreachable', 'unreachable_message', 'complete_many', 'complete',
-           'FakeProvider', 'schema_example', 'FakeServer', 'closed_port', 'broken_answer', 'BrokenProvider',
-           'router_config', 'router_provider', 'use_router', 'commit_caches', 'selection_schema', 'usage_line']
+           'output_mode', 'HTTPError', 'ServerBusy', 'default_concurrency', 'LLMUnreachable', 'unreachable_message',
+           'complete_many', 'complete', 'FakeProvider', 'schema_example', 'FakeServer', 'closed_port', 'broken_answer',
+           'BrokenProvider', 'router_config', 'router_provider', 'use_router', 'commit_caches', 'selection_schema',
+           'usage_line']
 
 # %% ../nbs/00_llm.ipynb #49ddc02f
 import os
@@ -608,9 +609,10 @@ _all_ = ['usage_line']  # still part of this module's names
 # %% ../nbs/00_llm.ipynb #8db330f3
 def _transient() -> tuple:
     "The errors a request is retried on: litellm's rate limit, timeout, connection and 5xx errors, and the OS's."
+    import aiohttp
     x = load_litellm().exceptions
     return (x.RateLimitError, x.Timeout, x.APIConnectionError, x.InternalServerError, x.ServiceUnavailableError,
-            x.APIError, ConnectionError, TimeoutError)
+            x.APIError, ConnectionError, TimeoutError, ServerBusy, aiohttp.ClientError)
 OUTPUT_MODES = ("json_schema", "json_object", "prompt")
 _NO_CONNECTION = re.compile(r"Connection error\.|Connection refused|Name or service not known|Temporary failure in name "
                             r"resolution|nodename nor servname|getaddrinfo failed|Cannot connect to host", re.I)
@@ -707,7 +709,8 @@ class _Slots:
             async with self._c(): self.limit += 1; self._streak = 0; self._c().notify(1)  # one more slot
 
 async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (messages, params), built once a slot is free
-                retries, backoff, timeout, slots:_Slots|None=None, stopped=lambda: False):
+                retries, backoff, timeout, slots:_Slots|None=None, stopped=lambda: False,
+                session=None): # an aiohttp session: requests of a `DIRECT` provider go straight to the server through it
     "One request with retries (the only retry loop: litellm's and the OpenAI client's are off); (text, usage, latency, finish_reason)."
     slots, litellm = slots or _Slots(1), load_litellm()
     for attempt in range(retries + 1):
@@ -717,20 +720,21 @@ async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (message
                 if stopped(): raise _Stopped()
                 messages, params = request()  # as of now: an output mode a server refused meanwhile is not tried again
                 t0 = time.perf_counter()
-                resp = await asyncio.wait_for(litellm.acompletion(model=model, messages=messages, timeout=timeout, **params),
-                                              timeout)  # also bounds providers that ignore `timeout`
+                send = (_post_chat(session, model, messages, timeout, params) if session is not None and _direct(model, params)
+                        else litellm.acompletion(model=model, messages=messages, timeout=timeout, **params))
+                resp = await asyncio.wait_for(send, timeout)  # also bounds providers that ignore `timeout`
             await slots.answered()
             if not getattr(resp, "choices", None): raise EmptyAnswer("the provider answered with no choices")
             text = resp.choices[0].message.content
             if text is None: raise EmptyAnswer("the provider answered with content null")
             u = resp.usage.model_dump() if getattr(resp, "usage", None) else {}
             usage = {k: u.get(k, 0) or 0 for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-            try: usage["cost"] = 0.0 if model.startswith(MEMORY_ONLY) else _cost(resp)
+            try: usage["cost"] = 0.0 if model.startswith(MEMORY_ONLY) else _price(model, usage) if isinstance(resp, _Obj) else _cost(resp)
             except Exception: usage["cost"] = None
             finish = getattr(resp.choices[0], "finish_reason", None)
             return text, usage, time.perf_counter() - t0, (str(finish) if finish else None)
         except _transient() as e:
-            if isinstance(e, litellm.exceptions.RateLimitError): await slots.rate_limited()
+            if isinstance(e, litellm.exceptions.RateLimitError) or getattr(e, "status_code", None) == 429: await slots.rate_limited()
             if attempt == retries or _rejected_format(e) or stopped() or getattr(e, "status_code", None) in (401, 403, 404): raise
             await asyncio.sleep(max(_retry_after(e), backoff * 2 ** attempt * (1 + random.random())))
 
@@ -753,6 +757,63 @@ def _run(coro):
     try: asyncio.get_running_loop()
     except RuntimeError: return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, coro).result()
+
+# %% ../nbs/00_llm.ipynb #d1rec7a2
+DIRECT = ("hosted_vllm/",)  # providers whose requests to an `api_base` go straight to its /chat/completions
+_NOT_SENT = {"api_base", "api_key", "base_url", "max_retries", "num_retries", "timeout"}  # litellm's settings, not the request's
+
+def _direct(model:str, params:dict) -> bool:
+    "Whether `model`'s request goes straight to the server: a `DIRECT` provider with an `api_base` (LLM_PERTURB_TRANSPORT=litellm: never)."
+    return (model.startswith(DIRECT) and bool(params.get("api_base")) and "mock_response" not in params
+            and os.environ.get("LLM_PERTURB_TRANSPORT", "direct") != "litellm")
+
+class HTTPError(Exception):
+    "An error answer of an OpenAI-compatible server: `status_code`, its message, and its headers (`response.headers`)."
+    def __init__(self, status_code:int, message:str, headers:dict|None=None):
+        super().__init__(f"HTTP {status_code}: {message}")
+        self.status_code, self.response = status_code, _Obj(headers={k.lower(): v for k, v in (headers or {}).items()})
+
+class ServerBusy(HTTPError):
+    "HTTP 408, 409, 429 or 5xx: worth another try (429: fewer requests in flight, after its Retry-After)."
+
+class _Obj:
+    "Attributes from keywords: the parts of a chat completion that `_call` reads."
+    def __init__(self, **kw): self.__dict__.update(kw)
+
+def _answer(d:dict) -> _Obj:
+    "A server's chat completion JSON as the object `_call` reads (choices, usage, model)."
+    u = d.get("usage") or None
+    return _Obj(model=d.get("model"), _hidden_params={},
+                choices=[_Obj(message=_Obj(content=(c.get("message") or {}).get("content")), finish_reason=c.get("finish_reason"))
+                         for c in d.get("choices") or []],
+                usage=_Obj(model_dump=lambda: dict(u)) if u else None)
+
+async def _post_chat(session, # an aiohttp.ClientSession
+                     model:str, messages:list, timeout:float, params:dict) -> _Obj:
+    "One chat completion from the OpenAI-compatible server at params['api_base']: the request litellm sends for a `DIRECT` provider."
+    import aiohttp
+    body = {"model": model.split("/", 1)[1], "messages": messages, **{k: v for k, v in params.items() if k not in _NOT_SENT and v is not None}}
+    key = params.get("api_key") or os.environ.get("HOSTED_VLLM_API_KEY") or "fake-api-key"  # litellm's placeholder for hosted_vllm
+    async with session.post(params["api_base"].rstrip("/") + "/chat/completions", json=body, headers={"Authorization": f"Bearer {key}"},
+                            timeout=aiohttp.ClientTimeout(total=timeout)) as r:
+        text = await r.text()
+        if r.status == 200: return _answer(json.loads(text))
+        try: msg = json.loads(text)["error"]["message"]
+        except Exception: msg = text[:500]
+        raise (ServerBusy if r.status in (408, 409, 429) or r.status >= 500 else HTTPError)(r.status, msg, dict(r.headers))
+
+def _price(model:str, usage:dict) -> float:
+    "USD of a direct answer at litellm's list price for `model` (raises when the list has none, as for a server of your own)."
+    if (model, "direct") in _UNPRICED: raise LookupError(f"litellm has no price for {model!r}")
+    try: return float(sum(load_litellm().cost_per_token(model=model, prompt_tokens=usage["prompt_tokens"],
+                                                        completion_tokens=usage["completion_tokens"])))
+    except Exception: _UNPRICED.add((model, "direct")); raise
+
+def _session(model:str, conn:dict):
+    "An aiohttp session for a batch of `model` (None when its requests go through litellm); made inside the running event loop."
+    if not _direct(model, conn): return None
+    import aiohttp
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))  # `_Slots` bounds the requests in flight
 
 # %% ../nbs/00_llm.ipynb #58d90abb
 def _estimate(model:str, messages:list, max_tokens:int) -> tuple[int, float|None]:
@@ -830,6 +891,7 @@ class _Batch:
     used_mode: dict = field(default_factory=dict) # key -> output mode that answered
     n_sent: int = 0
     fatal: Exception|None = None # the provider cannot be reached: the batch stops
+    session: Any = None # the aiohttp session of a `DIRECT` provider's batch (`send_all`)
 
     def stopped(self) -> bool: return self.fatal is not None
 
@@ -853,7 +915,8 @@ class _Batch:
             return (_with_schema_instruction(self.msgs[i], schema) if schema is not None and m == "prompt" else self.msgs[i]), p
         while True:
             try:
-                text, usage, lat, finish = await _call(self.model, request, self.retries, self.backoff, self.timeout, slots, self.stopped)
+                text, usage, lat, finish = await _call(self.model, request, self.retries, self.backoff, self.timeout, slots, self.stopped,
+                                                       self.session)
                 m = used["mode"]
                 budget.settle(est, usage); budget.answered += 1
                 if usage.get("cost") is None: budget.unpriced.add(self.model)
@@ -881,8 +944,10 @@ class _Batch:
 
     async def send_all(self, todo, concurrency:int):
         "Send the (key, index) pairs of todo, at most `concurrency` at once (lowered while the server answers HTTP 429)."
-        slots = _Slots(concurrency)
-        await asyncio.gather(*(self.send(k, i, slots) for k, i in todo))
+        slots, self.session = _Slots(concurrency), _session(self.model, self.conn)
+        try: await asyncio.gather(*(self.send(k, i, slots) for k, i in todo))
+        finally:
+            if self.session is not None: await self.session.close(); self.session = None
         b = self.budget
         b.concurrency_used, b.in_flight = max(b.concurrency_used, slots.asked), max(b.in_flight, slots.peak)
         if slots.lowest < slots.asked: b.lowered_to = min(b.lowered_to or slots.lowest, slots.lowest)
