@@ -211,19 +211,22 @@ _TUPLE = re.compile(r"\(\s*'?([^,'()]+?)'?\s*,\s*([-+0-9.eE]+)\s*(?:,\s*[-+0-9.e
 
 # %% ../nbs/92_claims.ipynb #bbb7c4cf
 class Oracle:
-    "A FakeServer `answer` that replies from a fixture's truth: kernel scores, LangPert / LGR picks, KG edits."
+    "A FakeServer `answer` that replies from a fixture's truth: kernel scores, LangPert / LGR picks, KG edits, PerturbQA answers."
     def __init__(self, screens:dict|None=None, # cell line -> true deltas of a screen (knockdowns x genes)
                  compounds:pd.DataFrame|None=None, # true signatures of the DE file's compounds (compounds x genes)
                  drugs:pd.DataFrame|None=None, # true deltas of a pseudobulk, index (cell_line, drug)
                  k:int=10, # picks per LangPert / LGR answer
                  diseases:pd.DataFrame|None=None, # the cross-modal section's disease table (data/diseases.tsv): which drugs treat what
+                 perturbqa:dict|None=None, # (cell line, 'de' | 'dir') -> PerturbQA label file (pert, gene, label): §6.3's answers
                 ):
         self.screens, self.compounds, self.drugs, self.k, self.counts = screens or {}, compounds, drugs, k, {}
         self.diseases = diseases
+        self.labels = {key: dict(zip(zip(d.pert.astype(str), d.gene.astype(str)), d.label.astype(int))) for key, d in (perturbqa or {}).items()}
     def __call__(self, body:dict) -> str:
         text = _text(body)
         for kind, marker, fn in (("kernel", "Perturbation B:", self.kernel), ("kg edit", "Current neighbourhood:", self.kg_edit),
-                                 ("langpert", "Genes to choose from", self.langpert), ("lgr", "Anchor molecule:", self.lgr)):
+                                 ("langpert", "Genes to choose from", self.langpert), ("lgr", "Anchor molecule:", self.lgr),
+                                 ("perturbqa", "Question: in ", self.perturbqa)):
             if marker in text:
                 out, known = fn(text)
                 return self._count(kind if known else f"{kind}, not in the truth", self._fill(body, out))
@@ -261,6 +264,17 @@ class Oracle:
         r = nearest(T, q, T.index.drop(q))
         return {"reasoning": "true neighbours added, unrelated ones removed", "add": r.index[:20][r.iloc[:20] >= 0.3].tolist(),
                 "remove": [c for c in cur if c in r.index and r[c] < 0.3]}, True
+
+    def perturbqa(self, text):
+        "A §6.3 question (kg.QA_QUESTIONS): the pair's measured label, with high confidence."
+        from llm_perturb.select import cell_line_text
+        m = (re.search(r"Question: in (.+?), does knocking down (\S+) significantly change the expression of (\S+) ", text)
+             or re.search(r"Question: in (.+?), knocking down (\S+) is known to change the expression of (\S+) significantly", text))
+        task = "de" if m and "does knocking down" in m.group(0) else "dir"
+        key = next((k for k in self.labels if k[1] == task and m and cell_line_text(k[0]) == m.group(1)), None)
+        y = self.labels[key].get((m.group(2), m.group(3))) if key else None
+        if y is None: return {"reasoning": "not in the truth", "answer": "no", "confidence": "low"}, False
+        return {"reasoning": "the measured outcome", "answer": "yes" if y else "no", "confidence": "high"}, True
 
     def lgr(self, text):
         anchor, line = (re.search(rf"{w}:\s*(.+)", text).group(1).strip() for w in ("Anchor molecule", "Cell line"))
@@ -357,7 +371,8 @@ def section_runs(fx:dict, # files from `write_fixtures`
                                                           llm_train_sizes=[50, 100, 250, 1170])),
         "lgr": ("lgr", "paper", dict(pseudobulk_file=str(fx["tahoe"]))),
         "kg_neighbours": ("kg_neighbours", "paper", dict(pseudobulk_file=[str(fx[cl]) for cl in ("k562", "rpe1", *KG_SCREENS)], **gears,
-                                                         split_file=str(fx["kg_split"]), cell_line="k562", holdout_line=None, n_boot=200)),
+                                                         split_file=str(fx["kg_split"]), cell_line="k562", holdout_line=None, n_boot=200,
+                                                         qa_n_genes=5, qa_per_class=2)),
     }
 
 def commands(plan:dict, # `section_runs`, or part of it
@@ -413,7 +428,10 @@ def run_claims(out, # the test's folder (created): fixtures/, paper_datasets.tsv
     if verbose: print(f"fixtures written and registered in {time.perf_counter() - t0:.0f} s", flush=True)
     plan = {k: v for k, v in section_runs(fx, full).items() if runs is None or k in runs}
     from llm_perturb.paths import checkout_file
-    oracle = Oracle(truth["screens"], truth["compounds"], truth["drugs"], diseases=pd.read_csv(checkout_file("data/diseases.tsv"), sep="	"))
+    from llm_perturb.data import load_perturbqa
+    qa_lines = {p[2]["cell_line"] for p in plan.values() if p[0] == "kg_neighbours" and p[2].get("cell_line")}  # §6.3 asks on this line
+    oracle = Oracle(truth["screens"], truth["compounds"], truth["drugs"], diseases=pd.read_csv(checkout_file("data/diseases.tsv"), sep="	"),
+                    perturbqa={(l, t): load_perturbqa(l, t) for l in qa_lines for t in ("de", "dir")})
     rep = out / "reproduce"
     rep.mkdir(exist_ok=True)
     with FakeServer(delay=0.0, answer=oracle) as srv, ThreadPoolExecutor(jobs) as ex:
@@ -467,8 +485,6 @@ def left_out(cl:pd.DataFrame, full:bool=False) -> pd.Series:
     return cl.method.astype(str).str.startswith("gears@") & (not full)
 
 OUTSIDE_PLAN = {  # methods the table names (PerturbQA's rows, set beside several of ours) that the paper presets never write
-    "kg_llm_qa": "22's §6.3 QA, written with qa_n_genes > 0 (the paper preset asks none; 22's own test run writes it)",
-    "kg_llm_qa+kg": "22's §6.3 QA, written with qa_n_genes > 0 (the paper preset asks none; 22's own test run writes it)",
     "langpert@grounded": "20 with grounding=True (a block of facts of ours, beyond the papers: the paper preset keeps it off)"}
 
 def unwritten(results:pd.DataFrame, # from `report.collect_runs`: every row our runs wrote (section, method)

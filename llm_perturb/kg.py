@@ -29,11 +29,11 @@ __all__ = ['PAPER_GRAPHS', 'KG_LLM_METHODS', 'EDIT_INSTRUCTIONS', 'EDIT_CHECKLIS
            'gene_context', 'edit_prompt', 'Edit', 'parse_edit', 'apply_edit', 'addition_pool',
            'llm_edit_neighbourhoods', 'RewardConfig', 'format_reward', 'validity_reward', 'pearson_reward',
            'edit_reward', 'grpo_config_kwargs', 'grpo_reward_config', 'grpo_reward_fn', 'grpo_dataset',
-           'grpo_questions', 'grpo_train', 'tiny_policy', 'dataset_name', 'pseudobulk_files', 'control_batches',
-           'read_screen', 'read_split_file', 'screen_split', 'coexpression_graph', 'screen_graphs',
+           'grpo_questions', 'grpo_train', 'grpo_compare', 'tiny_policy', 'dataset_name', 'pseudobulk_files',
+           'control_batches', 'read_screen', 'read_split_file', 'screen_split', 'coexpression_graph', 'screen_graphs',
            'table1_predictions', 'per_perturbation_scores', 'table1_summary', 'wilcoxon_signed_rank', 'table1_wilcoxon',
            'table1', 'table1_task', 'table1_metrics', 'qa_schema', 'qa_context', 'qa_prompt', 'qa_score', 'qa_sample',
-           'llm_perturbqa', 'qa_split_pairs', 'qa_leakage', 'check_qa_leakage']
+           'llm_perturbqa', 'qa_split_pairs', 'table1_questions', 'qa_leakage', 'check_qa_leakage']
 
 # %% ../nbs/22_kg_neighbours.ipynb #d4e5f6a7
 def kg_params():
@@ -522,16 +522,18 @@ def grpo_reward_fn(train_deltas, # training perturbations × genes; or {cell_lin
                 for t, q, s, l in zip(texts, query, kg_set, lines)]
     return kg_edit_reward
 
-def grpo_dataset(train_deltas:pd.DataFrame, # training perturbations × genes (queries are these perturbations)
+def grpo_dataset(train_deltas:pd.DataFrame, # training perturbations × genes (the queries, unless `queries` is given)
                  graph, # the graph (KGraph or NeighbourhoodUnion) giving each query's KG set among the other training perturbations
                  cell_line:str, k:int=20, seed:int=0, context:Mapping|None=None,
+                 queries:Sequence[str]|None=None, # held-out queries instead (e.g. test perturbations, to evaluate a policy)
                 ) -> pd.DataFrame: # columns prompt, query, kg_set, cell_line
-    "One editing prompt per training perturbation (leave-one-out KG sets), for GRPO, as a chat turn."
+    "One editing prompt per training perturbation (leave-one-out KG sets), for GRPO, as a chat turn; or per held-out query."
     perts = list(train_deltas.index)
-    sets = kg_neighbours(graph, perts, perts, k=k, seed=seed)  # the query itself is never its own neighbour
+    qs = perts if queries is None else list(queries)
+    sets = kg_neighbours(graph, qs, perts, k=k, seed=seed)  # the query itself is never its own neighbour
     # conversational: TRL applies the policy's chat template, as the LLM layer does when the editor is asked
     return pd.DataFrame([dict(prompt=[{'role': 'user', 'content': edit_prompt(q, cell_line, sets[q], context=(context or {}).get(q, ''))}],
-                              query=q, kg_set=sets[q], cell_line=cell_line) for q in perts])
+                              query=q, kg_set=sets[q], cell_line=cell_line) for q in qs])
 
 def grpo_questions(lines:Mapping[str, tuple], # cell line -> (train_deltas, graph)
                    holdout:str|None=None, # a line left out (the §6.2 transfer run: 'k562')
@@ -582,6 +584,33 @@ def grpo_train(dataset:pd.DataFrame, # columns prompt, query, kg_set (+ cell_lin
         for cb in (PrinterCallback, ProgressCallback): trainer.remove_callback(cb)
     trainer.train()
     return trainer
+
+def grpo_compare(policies:Mapping, # name -> a causal LM (e.g. trainer.model) or its folder / Hub id (e.g. the base model's)
+                 questions:pd.DataFrame, # held-out questions: grpo_dataset(train_deltas, graph, line, queries=test perturbations)
+                 reward_fn:Callable, # grpo_reward_fn(train_deltas, test truths): the §5.2 reward of an answer
+                 tokenizer=None, # None: each folder's own (give it for a model in memory)
+                 max_new_tokens:int=1024,
+                ) -> pd.DataFrame: # policy, query, completion, reward
+    "Each policy's greedy answer to the same held-out questions, scored by the training reward: the trained policy beside its base model."
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+    except ImportError as e:
+        raise ImportError(f"comparing policies needs the optional RL extra ({e.name} is missing): pip install 'llm_perturb[rl]'") from None
+    rows = []
+    for name, m in policies.items():
+        tok = tokenizer if tokenizer is not None else AutoTokenizer.from_pretrained(m)
+        model = AutoModelForCausalLM.from_pretrained(m) if isinstance(m, (str, Path)) else m
+        model.eval()
+        comps = []
+        for msgs in questions.prompt:
+            ids = tok(tok.apply_chat_template(list(msgs), tokenize=False, add_generation_prompt=True), return_tensors='pt').to(model.device)
+            with torch.no_grad(): o = model.generate(**ids, do_sample=False, max_new_tokens=max_new_tokens, pad_token_id=tok.eos_token_id)
+            comps.append(tok.decode(o[0, ids['input_ids'].shape[1]:], skip_special_tokens=True))
+        r = reward_fn(list(questions.prompt), comps, query=list(questions['query']), kg_set=list(questions.kg_set),
+                      cell_line=list(questions.cell_line) if 'cell_line' in questions else None)
+        rows += [dict(policy=name, query=q, completion=c, reward=x) for q, c, x in zip(questions['query'], comps, r)]
+    return pd.DataFrame(rows)
 
 # %% ../nbs/22_kg_neighbours.ipynb #b57fd46d
 def tiny_policy(folder, # where to write the model (a Hugging Face folder: config, weights, tokenizer)
@@ -820,10 +849,14 @@ def per_perturbation_scores(preds:Mapping, # method -> test × genes predictions
     return pd.DataFrame(out)
 
 def table1_summary(scores:pd.DataFrame, # per_perturbation_scores (+ ceiling columns)
+                   methods:Sequence|None=None, # compared methods: each metric's means over their shared set (None: every column)
                    z:float=1.96) -> pd.DataFrame: # metric, method, mean, sem, ci_low, ci_high, n
-    "Mean, SE and the normal 95% interval over test perturbations of every (metric, method) column."
+    """Mean, SE and the normal 95% interval over test perturbations of every (metric, method) column: `methods` on their
+    shared set (the perturbations every one of them scored, as `table1_wilcoxon` tests them), other columns on their own rows."""
     rows = []
     for (met, m), v in scores.items():
+        ms = [x for x in (scores[met].columns if methods is None else methods) if x in scores[met]]
+        if m in ms: v = v[scores[met][ms].notna().all(axis=1)]  # the shared set: a perturbation one method lacks counts for none
         v = v.dropna().to_numpy(dtype=float)
         se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan
         rows.append(dict(metric=met, method=m, mean=v.mean() if len(v) else np.nan, sem=se,
@@ -861,7 +894,7 @@ def table1(path, # a GEARS perturb_processed.h5ad
            llm_n_test:int|None=0, model:str|None=None, cache=None, budget=None, # the LLM edit step (0: skip; None: every test perturbation)
            gears_epochs:int=0, gears_hidden:int=64, # GEARS trained on the same split (16_gears; needs the gears extra); 0: not run
            verbose:bool=True, **llm_kw,
-          ) -> dict: # scores, summary, wilcoxon, split, sizes, edits, dataset, cell_line, n_test, controls, graphs, n_unpredicted
+          ) -> dict: # scores, summary, wilcoxon, split, train, test, sizes, edits, dataset, cell_line, n_test, n_shared, controls, graphs, n_unpredicted
     "KG paper Table 1 on one screen: graph neighbours, their union, the mean, the ceiling and LLM edits; Pearson delta and retrieval."
     scr = read_screen(path, seed=seed, controls=controls)
     D = scr['deltas']
@@ -898,17 +931,19 @@ def table1(path, # a GEARS perturb_processed.h5ad
             sub = per_perturbation_scores({'kg_llm_edit': neighbour_predict(D.loc[train], edited), U: preds[U][qi]}, T[qi]).set_axis(q)
             sub.columns = pd.MultiIndex.from_tuples([(m_, f'{meth}@llm_subset' if meth == U else meth) for m_, meth in sub.columns])
             scores = scores.join(sub)
-    summ = table1_summary(scores)
     methods = [m for m in scores['pearson_delta'].columns if not m.startswith('ceiling') and not m.endswith('@llm_subset') and m != 'kg_llm_edit']
+    summ = table1_summary(scores, methods)  # means on the shared set, the perturbations of the Wilcoxon tests
+    n_shared = int(scores['pearson_delta'][methods].notna().all(axis=1).sum())
     wx = pd.concat([table1_wilcoxon(scores, met, methods) for met in ('pearson_delta', 'retrieval')], ignore_index=True)
     if ('pearson_delta', 'kg_llm_edit') in scores:
         s_ = scores.dropna(subset=[('pearson_delta', 'kg_llm_edit')])
         wx = pd.concat([wx] + [table1_wilcoxon(s_, met, ['kg_llm_edit', f'{U}@llm_subset']) for met in ('pearson_delta', 'retrieval')], ignore_index=True)
     if verbose: print(f"{dataset_name(path)}: {len(D)} single-gene perturbations × {D.shape[1]} genes, {how}; graphs {list(G)}; "
-                      f"controls {scr['control_pairing'].split(':')[0]}" + (f"; not predicted: {unpred}" if unpred else ''))
+                      f"controls {scr['control_pairing'].split(':')[0]}" + (f"; not predicted: {unpred}" if unpred else '')
+                      + f"; means and paired tests on the {n_shared} of {len(test)} test perturbations every method scored")
     return dict(scores=scores, summary=summ, wilcoxon=wx, split=how, sizes=sizes, edits=edits, dataset=dataset_name(path),
                 controls=scr['control_pairing'], graphs=G, n_unpredicted=unpred,
-                cell_line=scr['cell_line'].lower(), n_test=len(test), n_llm=int(scores.get(('pearson_delta', 'kg_llm_edit'), pd.Series(dtype=float)).notna().sum()),
+                cell_line=scr['cell_line'].lower(), n_test=len(test), n_shared=n_shared, train=list(train), test=list(test), n_llm=int(scores.get(('pearson_delta', 'kg_llm_edit'), pd.Series(dtype=float)).notna().sum()),
                 union=U, fallback={m: float((sizes[m] == 0).mean()) for m in sizes})
 
 def table1_task(res:dict) -> str:
@@ -1031,15 +1066,33 @@ def qa_split_pairs(pairs:pd.DataFrame, # one line's PerturbQA pairs: pert, gene,
     if not len(rl_test): raise ValueError("the RL split has no test perturbation; give rl_train and rl_test (screen_split of the line's perturbations)")
     return pairs[pairs.pert.isin(set(rl_train))], pairs[pairs.pert.isin(set(rl_test))]
 
-def qa_leakage(test_pairs:pd.DataFrame, # QA test pairs (pert, gene)
-               policy_train:Sequence[str], # the training perturbations of the policy (its GRPO question set's queries)
-              ) -> list[str]: # the leaked perturbations, sorted
-    "Test perturbations of the QA pairs that the policy was trained on (it has seen their knowledge graphs)."
-    return sorted(set(test_pairs.pert) & set(map(str, policy_train)))
+def table1_questions(results:Mapping, # Table 1 results (table1), one per screen
+                     k:int=20, seed:int=0) -> pd.DataFrame: # grpo_questions: prompt, query, kg_set, cell_line
+    "The GRPO question set a policy trains on from these screens: every training perturbation of each one's Table 1 split, with its union graph."
+    lines = {}
+    for r in results.values():
+        line = r['cell_line'] or r['dataset']
+        lines[line if line not in lines else f"{line} ({r['dataset']})"] = (pd.DataFrame(index=r['train']), r['graphs'][r['union'][3:]])
+    return grpo_questions(lines, k=k, seed=seed)
 
-def check_qa_leakage(test_pairs:pd.DataFrame, policy_train:Sequence[str]) -> None:
-    "Raise when a training perturbation of the policy is among the QA test pairs (§6.3 keeps the RL split for this reason)."
-    leaked = qa_leakage(test_pairs, policy_train)
-    if leaked: raise ValueError(f"{len(leaked)} QA test perturbation(s) were training perturbations of the policy, e.g. {leaked[:5]}: "
-                                "it has seen their knowledge graphs. Ask on the policy's own split (qa_split='rl' with its split_file)")
+def qa_leakage(test_pairs:pd.DataFrame, # §6.3 test pairs: pert, gene
+               questions, # the policy's GRPO question set (grpo_questions / table1_questions), or its training perturbations
+              ) -> pd.DataFrame: # the leaking pairs: pert, gene, trained_in (the lines whose questions asked about pert)
+    """The test pairs whose perturbation the policy trained on: a query of its question set (it saw the gene's KG
+    neighbourhood and was rewarded on its measured effect, the pair's read-out gene included)."""
+    q = questions if isinstance(questions, pd.DataFrame) else pd.DataFrame(dict(query=list(questions)))
+    line = q['cell_line'].astype(str) if 'cell_line' in q else pd.Series('', index=q.index)
+    seen = line.groupby(q['query'].astype(str).to_numpy()).agg(lambda s: ', '.join(sorted(set(s))))
+    hit = test_pairs[test_pairs.pert.astype(str).isin(seen.index)]
+    return pd.DataFrame(dict(pert=hit.pert.astype(str).to_numpy(), gene=hit.gene.astype(str).to_numpy(),
+                             trained_in=hit.pert.astype(str).map(seen).to_numpy()))
+
+def check_qa_leakage(test_pairs:pd.DataFrame, questions) -> None:
+    "Raise when a §6.3 test pair asks about a perturbation the policy trained on (the paper keeps the RL split so that none does)."
+    leaked = qa_leakage(test_pairs, questions)
+    if len(leaked):
+        eg = ', '.join(f"({r.pert}, {r.gene}" + (f"; trained in {r.trained_in})" if r.trained_in else ")") for r in leaked.head(5).itertuples())
+        raise ValueError(f"{len(leaked)} §6.3 test pair(s) of {leaked.pert.nunique()} perturbation(s) ask about a perturbation the policy "
+                         f"was trained on (a query of its GRPO question set), e.g. {eg}. Ask on the policy's own split: qa_split='rl' "
+                         "with the split_file its question set was built from, or rebuild the question set on the questions' split")
 

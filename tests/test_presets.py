@@ -42,6 +42,12 @@ def test_presets_same_compounds():
     assert all(v == lists["kernel"] for v in lists.values()), {s: v for s, v in lists.items() if v != lists["kernel"]}
 
 
+def test_presets_kg_runs_qa():
+    "The KG preset runs §6.3 (PerturbQA questions asked of the model), on the policy's split, with both classes sampled."
+    v = load_preset("paper", "kg_neighbours")
+    assert v.get("qa_n_genes", 0) > 0 and v.get("qa_per_class", 0) > 0 and v.get("qa_split") == "rl", v
+
+
 def test_presets_dry_run(tmp_path):
     "The kernel's paper preset, dry run: 903 planned calls, none sent, no key needed."
     out = run("presets_dry_run", ["llm-perturb", "run", "kernel", "--preset", "paper", "--dry-run", "-q", "-p", "budgets", "[6144]",
