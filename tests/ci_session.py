@@ -1,4 +1,4 @@
-"""Two pytest plugins of the test run, registered by tests/conftest.py.
+"""Three pytest plugins of the test run, registered by tests/conftest.py.
 
 `Untouched`: the data directory the tests read and the committed LLM caches must be byte-identical after every test,
 and no test may need an LLM answer the committed caches lack. Checksums are taken when the session starts and
@@ -10,7 +10,10 @@ finished). Each comparison is reported as one more result of the run (`session-e
 `LongestFirst`: the tests run longest first, so that the two workers of `-n 2` finish together: the collected items
 are sorted by their last measured duration (pytest's cache, `.pytest_cache`, written after each run; else the table
 committed in tests/durations.json, seconds of a CI run), a test never measured first. Every worker sorts alike (the
-same files), which pytest-xdist requires."""
+same files), which pytest-xdist requires.
+
+`Notes`: lines a test records with `record_property("ci_log", text)` (the data rebuild's time, say) are printed in
+a section of their own after the last test, so that the CI log shows them without `-s`."""
 from __future__ import annotations
 import json
 from pathlib import Path
@@ -91,3 +94,16 @@ class LongestFirst:
         if self.record and getattr(session.config, "cache", None) is not None and self.measured:
             d = session.config.cache.get(CACHE_KEY, {}); d.update(self.measured)
             session.config.cache.set(CACHE_KEY, d)
+
+
+class Notes:
+    "Lines a test asks to show in the CI log (`record_property('ci_log', text)`), printed after the last test: e.g. the data rebuild's time."
+    def __init__(self): self.lines = []
+
+    def pytest_runtest_logreport(self, report):  # in the controller: every worker's reports come here
+        if report.when == "call": self.lines += [f"{report.nodeid}: {v}" for k, v in report.user_properties if k == "ci_log"]
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if self.lines:
+            terminalreporter.section("notes from the tests")
+            for line in self.lines: terminalreporter.write_line(line)

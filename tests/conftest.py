@@ -16,7 +16,7 @@ import os, shutil, sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from ci_lib import LOG, ROOT  # noqa: E402
-from ci_session import LongestFirst, Untouched  # noqa: E402
+from ci_session import LongestFirst, Notes, Untouched  # noqa: E402
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("PYTHONUNBUFFERED", "1")
@@ -35,3 +35,4 @@ def pytest_configure(config):
         shutil.rmtree(LOG, ignore_errors=True); (LOG / "llm_cache").mkdir(parents=True)
         config.pluginmanager.register(Untouched(_data_dir, ROOT / "data" / "llm_cache", LOG / "llm_cache"), "llm_perturb_untouched")
     config.pluginmanager.register(LongestFirst(Path(__file__).parent / "durations.json", record=controller), "llm_perturb_longest_first")
+    if controller: config.pluginmanager.register(Notes(), "llm_perturb_notes")
