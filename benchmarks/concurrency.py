@@ -12,7 +12,7 @@ CPU and GIL). Every level sends the same number of distinct requests (no answer 
 wall time at N=1 is about requests x latency, and the ideal speed-up at N is min(N, requests).
 
 Printed in one run, side by side: per N the peak in flight, the answers, the wall time, the client's CPU time per
-request (this process: litellm, the cache, parsing), the speed-up against N=1, the ideal and the fraction of the
+request (this process: litellm, the cache, parsing), the server's CPU time per request (its process, from /stats), the speed-up against N=1, the ideal and the fraction of the
 ideal reached; the machine's load (os.getloadavg) before and after. Each level is checked: every request answered
 once, one whole cache line per answer, the run's counts (calls, cached, failed, cost unknown) as expected; a replay
 of the same requests is served from the cache without a call.
@@ -59,7 +59,7 @@ def level(srv, n, c, cache_path, tag, model="hosted_vllm/my-model"):
     "Send n distinct requests with c in flight; (wall s, client CPU s, peak in flight, answered, budget usage)."
     queries = [f"{GENES[i % len(GENES)]}-Q{i}" for i in range(n)]  # distinct queries: no request repeats
     req = selection_requests(queries, GENES, cell_line="k562", model=model, check_genes=False, task=tag)
-    srv.stats(reset=True); before = srv.stats()["count"]
+    srv.stats(reset=True); st0 = srv.stats(); before = st0["count"]
     b = Budget(api_base=srv.url, concurrency=c)
     t0, c0 = time.perf_counter(), time.process_time()
     sel = run_selections(req, cache=ResponseCache(cache_path), budget=b, progress=False, max_tokens=64)
@@ -73,7 +73,7 @@ def level(srv, n, c, cache_path, tag, model="hosted_vllm/my-model"):
     again = run_selections(req, cache=ResponseCache(cache_path), budget=b2, progress=False, max_tokens=64)
     assert srv.stats()["count"] - before == n and b2.usage()["calls"] == 0 and b2.usage()["cached"] == n
     assert again["answer"].tolist() == sel["answer"].tolist()
-    return wall, cpu, st["peak"], int((sel.llm_status != "failed").sum())
+    return wall, cpu, st["peak"], int((sel.llm_status != "failed").sum()), st["cpu_s"] - st0["cpu_s"]
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -105,13 +105,13 @@ def main():
           f"a response cache on disk; sent straight to the server (direct) or through litellm")
     print(f"machine: {os.cpu_count()} cores, load average (1, 5, 15 min) {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} before, "
           f"{load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} after")
-    print(f"{'transport':>9} {'N in flight':>11} {'peak':>5} {'answered':>8} {'wall s':>7} {'client CPU ms/req':>17} "
+    print(f"{'transport':>9} {'N in flight':>11} {'peak':>5} {'answered':>8} {'wall s':>7} {'client CPU ms/req':>17} {'server CPU ms/req':>17} "
           f"{'speed-up vs N=' + str(a.levels[0]):>16} {'ideal':>6} {'of ideal':>8}")
     for t, rs in rows.items():
         base_c, base = rs[0][0], rs[0][1]
-        for c, secs, cpu, peak, ok in rs:
+        for c, secs, cpu, peak, ok, scpu in rs:
             ideal = min(c, a.n) / min(base_c, a.n)
-            print(f"{t:>9} {c:>11} {peak:>5} {ok:>8} {secs:>7.2f} {cpu / a.n * 1000:>17.1f} {base / secs:>15.1f}x {ideal:>5.0f}x "
+            print(f"{t:>9} {c:>11} {peak:>5} {ok:>8} {secs:>7.2f} {cpu / a.n * 1000:>17.1f} {scpu / a.n * 1000:>17.1f} {base / secs:>15.1f}x {ideal:>5.0f}x "
                   f"{base / secs / ideal:>8.2f}")
     for t, gs in goals.items():
         for n, f, got in gs:

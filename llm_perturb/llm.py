@@ -1117,7 +1117,7 @@ def schema_example(schema:dict|None, root:dict|None=None) -> Any:
     return "fake answer"
 
 class FakeServer:
-    "An OpenAI-compatible server on 127.0.0.1 for tests: answers after `delay` s, counts requests and the peak in flight (GET /stats)."
+    "An OpenAI-compatible server on 127.0.0.1 for tests: answers after `delay` s, counts requests, the peak in flight and its process's CPU time (GET /stats)."
     def __init__(self, delay:float=0.05, # seconds before each answer
                  answer:Callable[[dict], str|tuple]|None=None, # request body -> content, or (content, finish_reason); default: `schema_example` of its schema
                  statuses:list|None=None, # HTTP statuses answered (in turn) to the first requests, e.g. [429, 429]
@@ -1136,9 +1136,10 @@ class FakeServer:
             protocol_version, disable_nagle_algorithm = "HTTP/1.1", True  # connections kept alive, as vLLM's server keeps them
             def log_message(self, *a): pass
             def do_GET(self):
-                "`/stats`: requests received, the most in flight at once (`/stats?reset`: the peak starts again)."
+                "`/stats`: requests received, the most in flight at once, CPU seconds (`/stats?reset`: the peak starts again)."
                 with srv._lock:
-                    out = json.dumps(dict(count=srv.count, peak=srv.peak, in_flight=srv.in_flight)).encode()
+                    out = json.dumps(dict(count=srv.count, peak=srv.peak, in_flight=srv.in_flight,
+                                          cpu_s=time.process_time())).encode()  # the serving process's CPU seconds so far
                     if "reset" in self.path: srv.peak = srv.in_flight
                 self.send_response(200); self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(out))); self.end_headers(); self.wfile.write(out)
