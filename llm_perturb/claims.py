@@ -221,6 +221,7 @@ class Oracle:
                 ):
         self.screens, self.compounds, self.drugs, self.k, self.counts = screens or {}, compounds, drugs, k, {}
         self.diseases = diseases
+        self._names = {id(T): set(T.index) for T in self.screens.values()}  # each screen's names as a set: fast look-ups
         self.labels = {key: dict(zip(zip(d.pert.astype(str), d.gene.astype(str)), d.label.astype(int))) for key, d in (perturbqa or {}).items()}
     def __call__(self, body:dict) -> str:
         text = _text(body)
@@ -242,7 +243,6 @@ class Oracle:
         return json.dumps({**base, **fields} if isinstance(base, dict) else fields)
     def _screen(self, genes):
         "The screen that knows most of `genes` (None if none knows any)."
-        if getattr(self, "_names", None) is None: self._names = {id(T): set(T.index) for T in self.screens.values()}  # sets: fast look-ups
         known = [len(self._names[id(T)].intersection(genes)) for T in self.screens.values()]
         i = int(np.argmax(known)) if known else -1
         return list(self.screens.values())[i] if known and known[i] else None

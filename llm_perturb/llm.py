@@ -720,7 +720,7 @@ async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (message
                 if stopped(): raise _Stopped()
                 messages, params = request()  # as of now: an output mode a server refused meanwhile is not tried again
                 t0 = time.perf_counter()
-                send = (_post_chat(session, model, messages, timeout, params) if session is not None and _direct(model, params)
+                send = (_post_chat(session, model, messages, timeout, params) if session is not None
                         else litellm.acompletion(model=model, messages=messages, timeout=timeout, **params))
                 resp = await asyncio.wait_for(send, timeout)  # also bounds providers that ignore `timeout`
             await slots.answered()
@@ -781,10 +781,9 @@ class _Obj:
     def __init__(self, **kw): self.__dict__.update(kw)
 
 def _answer(d:dict) -> _Obj:
-    "A server's chat completion JSON as the object `_call` reads (choices, usage, model)."
+    "A server's chat completion JSON as the object `_call` reads (choices, usage)."
     u = d.get("usage") or None
-    return _Obj(model=d.get("model"), _hidden_params={},
-                choices=[_Obj(message=_Obj(content=(c.get("message") or {}).get("content")), finish_reason=c.get("finish_reason"))
+    return _Obj(choices=[_Obj(message=_Obj(content=(c.get("message") or {}).get("content")), finish_reason=c.get("finish_reason"))
                          for c in d.get("choices") or []],
                 usage=_Obj(model_dump=lambda: dict(u)) if u else None)
 
@@ -809,9 +808,9 @@ def _price(model:str, usage:dict) -> float:
                                                         completion_tokens=usage["completion_tokens"])))
     except Exception: _UNPRICED.add((model, "direct")); raise
 
-def _session(model:str, conn:dict):
-    "An aiohttp session for a batch of `model` (None when its requests go through litellm); made inside the running event loop."
-    if not _direct(model, conn): return None
+def _session(model:str, params:dict):
+    "An aiohttp session for a batch of `model` with `params` (None when its requests go through litellm); made inside the running event loop."
+    if not _direct(model, params): return None
     import aiohttp
     return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))  # `_Slots` bounds the requests in flight
 
@@ -944,7 +943,7 @@ class _Batch:
 
     async def send_all(self, todo, concurrency:int):
         "Send the (key, index) pairs of todo, at most `concurrency` at once (lowered while the server answers HTTP 429)."
-        slots, self.session = _Slots(concurrency), _session(self.model, self.conn)
+        slots, self.session = _Slots(concurrency), _session(self.model, {**self.conn, **self.extra})  # the one place that decides
         try: await asyncio.gather(*(self.send(k, i, slots) for k, i in todo))
         finally:
             if self.session is not None: await self.session.close(); self.session = None
