@@ -41,7 +41,7 @@ P = {
 }
 
 def run(section, url, out, extra=()):
-    args = ["llm-perturb", "run", section, "--model", "openai/fake-llm", "--api-base", url, "-q", "--skip-flags", "rl",
+    args = ["llm-perturb", "run", section, "--model", "openai/fake-llm", "--api-base", url, "-q", "--skip-flags", "rl", "demo",
             "--out", str(out), *extra]
     for tok in P[section].split(" -p "):
         name, value = tok.removeprefix("-p ").split(" ", 1); args += ["-p", name, value]

@@ -381,7 +381,7 @@ def commands(plan:dict, # `section_runs`, or part of it
             ) -> dict: # log name -> command line
     """One `llm-perturb reproduce --preset paper` over the runs named after their section (-p SECTION.NAME VALUE, into
     REP/<section>), and one `llm-perturb run` per other run (a second screen of a section: LangPert's RPE1, into REP/<run>)."""
-    opts = ["--model", MODEL, "--api-base", url, "--concurrency", "16", "-q", "--skip-flags", "rl"]
+    opts = ["--model", MODEL, "--api-base", url, "--concurrency", "16", "-q", "--skip-flags", "rl", "demo"]
     together = {k: v for k, v in plan.items() if k == v[0]}
     if {v[1] for v in together.values()} - {"paper"}: raise ValueError("reproduce runs one preset: every section's must be 'paper'")
     cmds = {}

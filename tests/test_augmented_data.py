@@ -2,7 +2,8 @@
 never write into it. Each test builds such a directory in its temporary folder (a COPY of the data directory, plus
 real-looking extra files: PerturbQA `jurkat` and `hek293t` pairs resampled from K562, two more Tahoe lines made from
 existing lines under new names, holding drugs the bundle's Tahoe lists do not have), runs one notebook's tests
-(.ci/nbtest.py: nbdev_test's rules; cells flagged `rl`, the GRPO smoke test, which reads no data, left out) with
+(.ci/nbtest.py: nbdev_test's rules; cells flagged `rl`, the GRPO smoke test, which reads no data, and `demo`, which run on
+toys, fixtures and named files of the bundle that extra files cannot change (tests/test_demo_cells.py), left out) with
 LLM_PERTURB_DATA pointing there, and checks that both the copy's files and the real data directory are byte-identical
 afterwards (sha256 of every file). 01 and 22 run with their `llm` cells (22 asks the LLM on one fixed line: the
 committed cache answers); 20 and 21 without them: on the extra lines every LLM request is a cache miss answered by
@@ -56,7 +57,7 @@ def test_augmented_data(nb, tmp_path):
     aug_before = sha256_tree(aug)
     # answers of the embedded model to the extra lines' prompts go to a copy of the committed LLM caches, never to them
     shutil.copytree(ROOT / "data" / "llm_cache", tmp_path / "llm_cache")
-    run(f"augmented_data_{nb}", [PY, ".ci/nbtest.py", "--flags", NOTEBOOKS[nb], "--skip", "rl", f"nbs/{nb}.ipynb",
+    run(f"augmented_data_{nb}", [PY, ".ci/nbtest.py", "--flags", NOTEBOOKS[nb], "--skip", "rl demo", f"nbs/{nb}.ipynb",
                                  tmp_path / "executed" / f"{nb}.ipynb"],
         env={"LLM_PERTURB_DATA": aug, "LLM_PERTURB_CACHE_DIR": tmp_path / "llm_cache"})
     d = tree_diff(aug_before, sha256_tree(aug))

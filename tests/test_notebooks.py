@@ -5,7 +5,7 @@ the committed caches of the embedded model; `slow` cells skipped); the executed 
 Then `.ci/stored_outputs.py` compares the numbers the committed notebook shows with that run's, cell by cell (its
 rules in its header); `test_stored_outputs_rules` shows those rules catch what they should. Stored outputs hold no
 machine paths (`test_clean_outputs`), and papermill runs a notebook with an override (`test_papermill_override`)."""
-import json
+import csv, json
 import pytest
 from ci_lib import LOG, PY, ROOT, run
 
@@ -29,10 +29,18 @@ def test_clean_outputs():
 
 
 def test_papermill_override():
-    """papermill runs 00_llm with three parameters overridden, and the override reaches results.json (its new requests,
-    seed 7, are answered into a cache folder of their own, read after the committed caches)."""
-    out = LOG / "pm_00_llm"
-    run("papermill_override", ["papermill", "--log-level", "ERROR", "nbs/00_llm.ipynb", LOG / "00_llm.ipynb", "-p", "out_dir", out,
-                               "-p", "n_requests", "3", "-p", "seed", "7"], env={"LLM_PERTURB_CACHE_DIR": LOG / "pm_cache"})
-    p = json.loads((out / "results.json").read_text())["params"]
-    assert p["n_requests"] == 3 and p["seed"] == 7, p
+    """papermill itself (its command line, as a sweep by hand would call it) runs a section notebook, 11_ablations, with
+    its parameters overridden (a small design, another seed, no LLM call), and the overrides reach results.json and
+    the rows of results.csv. (Every other section run of the tests goes through `llm-perturb run`, which calls papermill
+    from Python.)"""
+    out = LOG / "pm_11_ablations"
+    run("papermill_override", ["papermill", "--log-level", "ERROR", "nbs/11_ablations.ipynb", LOG / "pm_11_ablations.ipynb",
+                               "-p", "out_dir", out, "-p", "n_compounds", "2", "-p", "replicates", "2", "-p", "max_genes", "5",
+                               "-p", "repeats", "2", "-p", "seed", "7", "-p", "llm_limit", "0"],
+        env={"LLM_PERTURB_CACHE_DIR": LOG / "pm_cache"})
+    r = json.loads((out / "results.json").read_text())
+    p = r["params"]
+    assert (p["n_compounds"], p["replicates"], p["max_genes"], p["repeats"], p["seed"], p["llm_limit"]) == (2, 2, 5, 2, 7, 0), p
+    assert r["llm"]["calls"] == 0, r["llm"]
+    rows = list(csv.DictReader(open(out / "results.csv")))
+    assert rows and {x["seed"] for x in rows} == {"7"}, {x["seed"] for x in rows}

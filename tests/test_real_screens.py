@@ -5,7 +5,8 @@ test perturbation), run through `llm-perturb run langpert` (one test per screen)
 (both screens in one run) with -p pseudobulk_file, GEARS trained for one epoch beside them and LangPert's LLM asked
 about the screen. The embedded model's answers come from the committed cache (data/llm_cache/20_langpert.jsonl) and
 llm_limit is 0, so CI makes no new call; a missing answer shows as LangPert rows missing. The other tasks of each
-section are shrunk (one PerturbQA line, few bootstrap resamples, a small simulation) to keep the run short. Measured
+section are shrunk (one PerturbQA line, few bootstrap resamples, a small simulation) and the GRPO smoke test and the
+demonstration cells are left out (`--skip-flags rl demo`; tests/test_demo_cells.py) to keep the run short. Measured
 on the 2-core development machine while 7 other jobs ran (load ~10): langpert 505 s (Norman) + 435 s (A172)."""
 import json
 import pandas as pd
@@ -26,7 +27,7 @@ def _screens(tmp, names):
 
 
 def _run(section, f, out, log):
-    run(log, ["llm-perturb", "run", section, "-q", "-p", "pseudobulk_file", f, *ARGS[section].split(), "--out", out])
+    run(log, ["llm-perturb", "run", section, "-q", "--skip-flags", "rl", "demo", "-p", "pseudobulk_file", f, *ARGS[section].split(), "--out", out])
     r = json.loads((out / "results.json").read_text())
     t = pd.read_csv(out / "results.csv", keep_default_na=False)
     assert r["llm"]["calls"] == 0, r["llm"]  # nothing new was asked: llm_limit 0
