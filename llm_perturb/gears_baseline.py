@@ -18,7 +18,7 @@ from .paths import repo_root
 
 # %% auto #0
 __all__ = ['GEARS_EXTRA', 'gears_available', 'import_gears', 'gears_setting', 'gene2go_table', 'go_graph_edges', 'SeriesCSR',
-           'check_single', 'write_gears_workdir', 'gears_split', 'quiet_in', 'seed_all', 'gears_predict',
+           'check_single', 'h5ad_part', 'write_gears_workdir', 'gears_split', 'quiet_in', 'seed_all', 'gears_predict',
            'n_unpredicted', 'shared_perturbations']
 
 # %% ../nbs/16_gears.ipynb #4bd71d5b
@@ -102,13 +102,30 @@ def check_single(perts:Sequence[str], what:str):
     if bad: raise ValueError(f"{what} holds combinations ({', '.join(bad[:3])}): gears_predict supports single-gene "
                              "perturbations only; leave the combinations out")
 
+def h5ad_part(path, # an .h5ad file (only read)
+              key:str, # one of its elements: 'var', 'obs', 'X', 'uns/<name>', ...
+             ):
+    "One element of an .h5ad file, read alone (a GEARS file's `uns` holds thousands of small arrays: reading it costs seconds)"
+    import h5py
+    from anndata.io import read_elem
+    with h5py.File(path, 'r') as f:
+        if key not in f: raise KeyError(f"{path} has no element {key!r} (it has {sorted(f)})")
+        return read_elem(f[key])
+
+def _has_de_lists(path)->bool:
+    "Whether a GEARS file's uns holds the DE lists GEARS computes for a new data set"
+    import h5py
+    with h5py.File(path, 'r') as f: return 'uns' in f and {'non_zeros_gene_idx', 'rank_genes_groups_cov_all'} <= set(f['uns'])
+
 def write_gears_workdir(gears_file, # the user's GEARS perturb_processed.h5ad (only read)
                         train_perts:Sequence[str], # training perturbations (gene symbols)
                         root:Path, # GEARS' working folder
                         name:str='screen' # the data set's folder name under root/data
                        )->tuple[dict, Path]:
     "Controls + training cells of a GEARS file, as GEARS reads them, in root/data/name -> ({perturbation: condition}, folder)"
-    a = ad.read_h5ad(gears_file)
+    de_lists = _has_de_lists(gears_file)  # then its uns is copied as it is, HDF5 to HDF5, never parsed
+    a = ad.AnnData(X=h5ad_part(gears_file, 'X'), obs=h5ad_part(gears_file, 'obs'), var=h5ad_part(gears_file, 'var')) if de_lists \
+        else ad.read_h5ad(gears_file)
     for k, where in (('condition', 'obs'), ('cell_type', 'obs'), ('gene_name', 'var')):
         if k not in getattr(a, where): raise ValueError(f"{gears_file}: {where} has no {k!r} column, so it is not a GEARS "
                                                         "perturb_processed.h5ad (see llm_perturb.data.read_gears)")
@@ -118,7 +135,7 @@ def write_gears_workdir(gears_file, # the user's GEARS perturb_processed.h5ad (o
     a, pert = a[keep].copy(), pert[keep]
     conditions = {p: c for p, c in zip(pert, a.obs['condition'].astype(str)) if p != 'control'}
     a.X = sp.csr_matrix(a.X, dtype=np.float32)
-    if 'non_zeros_gene_idx' not in a.uns or 'rank_genes_groups_cov_all' not in a.uns:  # as GEARS processes a new data set
+    if not de_lists:  # as GEARS processes a new data set
         import_gears()
         from gears.data_utils import get_DE_genes, get_dropout_non_zero_genes
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -127,6 +144,11 @@ def write_gears_workdir(gears_file, # the user's GEARS perturb_processed.h5ad (o
     folder = Path(root) / 'data' / name
     folder.mkdir(parents=True, exist_ok=True)
     a.write_h5ad(folder / 'perturb_processed.h5ad')
+    if de_lists:
+        import h5py
+        with h5py.File(gears_file, 'r') as src, h5py.File(folder / 'perturb_processed.h5ad', 'r+') as dst:
+            if 'uns' in dst: del dst['uns']
+            src.copy(src['uns'], dst, 'uns')  # every uns entry (GEARS reads those of the kept conditions), attributes included
     return conditions, folder
 
 def gears_split(conditions:dict, # {perturbation: GEARS condition} of the training perturbations
@@ -191,7 +213,7 @@ def gears_predict(gears_file, # a GEARS perturb_processed.h5ad (see llm_perturb.
         test = [str(p) for p in test_perts]
         train_go = [str(p) for p in train_perts if str(p) in go]  # GEARS drops the cells of a gene without GO terms
         train_out = [str(p) for p in train_perts if str(p) not in go]
-        genes = ad.read_h5ad(gears_file, backed='r').var['gene_name'].astype(str).tolist()
+        genes = h5ad_part(gears_file, 'var')['gene_name'].astype(str).tolist()
         if len(train_go) < 2:
             out = pd.DataFrame(np.nan, index=pd.Index(test, name='perturbation'), columns=pd.Index(genes, name='gene'))
             out.attrs.update(not_in_go=[p for p in test if p not in go], train_not_in_go=train_out,
@@ -200,7 +222,7 @@ def gears_predict(gears_file, # a GEARS perturb_processed.h5ad (see llm_perturb.
             return out
         conditions, folder = write_gears_workdir(gears_file, train_go, root)
         (root / 'data' / 'gene2go_all.pkl').write_bytes(pickle.dumps({g: set(t) for g, t in go.items()}))
-        genes = ad.read_h5ad(folder / 'perturb_processed.h5ad', backed='r').var['gene_name'].astype(str).tolist()
+        genes = h5ad_part(folder / 'perturb_processed.h5ad', 'var')['gene_name'].astype(str).tolist()
         (root / 'pert_genes.pkl').write_bytes(pickle.dumps(sorted(set(genes) | set(conditions) | set(test))))
         (root / 'split.pkl').write_bytes(pickle.dumps(gears_split(conditions, val_frac, seed)))
         with quiet_in(root):
