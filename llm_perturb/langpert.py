@@ -43,7 +43,7 @@ def langpert_params():
             "n_sim_genes": PosInt, "n_boot": PosInt, "pseudobulk_file": NonEmptyStr | None,
             "grounding": bool, "n_draws": PosInt, "selection_cut": PosInt | None, "layout_check": bool,
             "de_genes": OneOf(*DE_GENE_SOURCES) | NonEmptyStr,
-            "gears_epochs": NonNegInt, "gears_hidden": PosInt, "gears_sweep": bool}
+            "gears_epochs": NonNegInt, "gears_hidden": PosInt, "gears_sweep": bool, "gears_folds": PosInt | None}
 
 LANGPERT_RULES = [(lambda v: set(v["llm_train_sizes"]) <= set(v["train_sizes"]),
                    "llm_train_sizes must be a subset of train_sizes (the LLM is asked at sizes the sweep runs)"),

@@ -1,5 +1,5 @@
 """End to end over real HTTP: llama-cpp-python's OpenAI-compatible server on 127.0.0.1 serves the embedded SmolLM2
-GGUF; `llm-perturb run kernel --model openai/smollm2 --api-base ...` (the LLM kernel on 2 of the 10 pairs of 2
+GGUF; `llm-perturb run kernel --model openai/smollm2 --api-base ...` (the LLM kernel on 1 of the pairs of 2
 compounds x 2 doses, 5 genes per profile, one reasoning budget, 320 answer tokens) runs against it. Checks: the run
 finishes, results.json and results.csv name the model, the server saw the requests, the structured-output mode is
 recorded, no key or URL is stored, and a rerun on the same cache sends no request. The server is stopped by its PID."""
@@ -34,7 +34,7 @@ def test_http_provider(server, tmp_path):
     port, log = server
     args = ["llm-perturb", "run", "kernel", "--model", "openai/smollm2", "--api-base", f"http://127.0.0.1:{port}/v1", "-q",
             "-p", "n_compounds", "2", "-p", "replicates", "2", "-p", "max_genes", "5", "-p", "budgets", "[0]",
-            "-p", "symmetry_pairs", "0", "-p", "max_pairs", "2", "-p", "max_tokens", "320", "-p", "cache_path", tmp_path / "cache.jsonl"]
+            "-p", "symmetry_pairs", "0", "-p", "max_pairs", "1", "-p", "max_tokens", "320", "-p", "cache_path", tmp_path / "cache.jsonl"]
     env = {"OPENAI_API_KEY": "sk-dummy-not-a-real-key-0000"}
     requests = lambda: log.read_text(errors="replace").count("POST /v1/chat/completions")
     run("http_provider", [*args, "--out", tmp_path / "run1"], env=env)

@@ -2,7 +2,8 @@
 written in GEARS' perturb_processed.h5ad layout by data.write_gears_screen (Norman et al. 2019, K562 CRISPRa: 18 single
 genes, one of them, IER5L, without GO terms; McFaline-Figueroa et al. 2023, A172 CRISPRi: 9 kinase genes, a fold of one
 test perturbation), run through `llm-perturb run langpert` (one test per screen) and `llm-perturb run kg_neighbours`
-(both screens in one run) with -p pseudobulk_file, GEARS trained for one epoch beside them and LangPert's LLM asked
+(both screens in one run) with -p pseudobulk_file, GEARS trained for one epoch beside them (LangPert: on the first of the
+five folds only, -p gears_folds 1, which holds Norman's IER5L) and LangPert's LLM asked
 about the screen. The embedded model's answers come from the committed cache (data/llm_cache/20_langpert.jsonl) and
 llm_limit is 0, so CI makes no new call; a missing answer shows as LangPert rows missing. The other tasks of each
 section are shrunk (one PerturbQA line, few bootstrap resamples, a small simulation) and the GRPO smoke test and the
@@ -15,7 +16,7 @@ from ci_lib import run
 
 SCREENS = {"norman19": ("norman19",), "a172": ("mcfaline23", "A172")}  # folder: write_gears_screen's arguments
 # the sections' other tasks, shrunk (their LLM requests are not sent: llm_limit 0)
-ARGS = {"langpert": "-p llm_limit 0 -p gears_epochs 1 -p cell_lines [k562] -p n_boot 50 -p n_sim_perts 60 -p n_sim_genes 300 "
+ARGS = {"langpert": "-p llm_limit 0 -p gears_epochs 1 -p gears_folds 1 -p cell_lines [k562] -p n_boot 50 -p n_sim_perts 60 -p n_sim_genes 300 "
                     "-p layout_check false -p train_sizes [null]",
         "kg_neighbours": "-p llm_limit 0 -p gears_epochs 1 -p cell_lines [k562] -p holdout_line None -p qa_n_genes 0 -p n_boot 200"}
 
