@@ -307,6 +307,14 @@ def _unique_pairs(p:np.ndarray, g:np.ndarray):
     if (key[1:] == key[:-1]).any():
         raise ValueError("some (pert, gene) pairs occur more than once; deduplicate the test pairs first")
 
+def _gene_score_order(g:np.ndarray, # gene codes (>= 0)
+                      s:np.ndarray) -> np.ndarray:
+    "`np.lexsort((s, g))` (by gene, then score; ties in input order) as two stable sorts, the gene's a radix sort when codes fit 16 bits."
+    o = np.argsort(s, kind="stable")
+    go = g[o]
+    if len(go) and go.max() < 2**16: go = go.astype(np.uint16)
+    return o[np.argsort(go, kind="stable")]
+
 def auroc_per_gene(
     pert, # perturbation of each test pair
     gene, # downstream (read-out) gene of each test pair
@@ -317,7 +325,7 @@ def auroc_per_gene(
     s, y = _scored(scores, labels, "labels")
     g = _codes(gene, len(s), "gene")
     _unique_pairs(_codes(pert, len(s), "pert"), g)
-    order = np.lexsort((s, g))
+    order = _gene_score_order(g, s)
     g, s, y = g[order], s[order], y[order]
     pos = np.arange(len(s))
     tie_start = np.r_[True, (g[1:] != g[:-1]) | (s[1:] != s[:-1])]

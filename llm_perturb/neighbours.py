@@ -309,10 +309,11 @@ def _pq_candidates(train_df:pd.DataFrame, test_df:pd.DataFrame, neighbours, prio
         E = OT[gi[rows_pair]]
         row = np.repeat(rows_pair, np.diff(E.indptr))
         j, eid = E.indices, E.data - 1
-    w = Wt[pi[row], j]
+    flat = pi[row] * Wt.shape[1] + j  # positions in the query × training matrices, row by row
+    w = Wt.ravel()[flat]
     keep = w > 0
-    row, j, w, y = row[keep], j[keep], w[keep], yv[eid[keep]]
-    pr = snap(Pr[pi[row], j])  # snapped: noise in a weight never reorders neighbours
+    row, j, w, y, flat = row[keep], j[keep], w[keep], yv[eid[keep]], flat[keep]
+    pr = snap(Pr.ravel()[flat])  # snapped: noise in a weight never reorders neighbours
     # the perturbation's excess: how much more often than the gene's base rate its neighbours' labels are 1
     O = L.O.tocsr()
     e_train = (np.asarray(L.Y.sum(axis=1)).ravel() - O @ base_g) / np.maximum(np.asarray(O.sum(axis=1)).ravel(), 1)
