@@ -60,6 +60,9 @@ def _codes(labels, n:int|None=None, name:str='labels') -> np.ndarray:
     lab = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
     if lab.ndim != 1 or (n is not None and len(lab) != n):
         raise ValueError(f"{name} has shape {lab.shape} but {n} samples were given; pass one label per sample (row)")
+    if lab.dtype.kind in "iu" and len(lab):  # codes already in order of first appearance (each new one is the largest so far
+        c = lab.astype(np.int64)               # + 1) are factorize's own: kept
+        if c.min() >= 0 and (c <= np.maximum.accumulate(np.r_[-1, c[:-1]]) + 1).all(): return c.astype(np.intp)
     codes, _ = pd.factorize(lab)
     if (codes < 0).any():
         raise ValueError(f"{name} has {int((codes < 0).sum())} missing value(s); give those samples a label or drop them")

@@ -14,10 +14,10 @@ import anndata as ad
 
 # %% auto #0
 __all__ = ['LLM_METHOD', 'REGRESSION_TOL', 'snap', 'neighbour_weights', 'neighbour_predict', 'neighbour_layer', 'LabelMatrix',
-           'label_matrix', 'neighbour_matrices', 'first_k_mask', 'smallest_k_mask', 'perturbqa_components',
-           'combine_scores', 'perturbqa_predict', 'perturbqa_auroc', 'perturbqa_cv', 'best_params', 'membership_matrix',
-           'topk_precision', 'group_means', 'rowwise_pearson', 'results_table', 'params_key', 'regression_path',
-           'non_llm', 'in_test', 'check_regression', 'record_regression']
+           'label_matrix', 'neighbour_matrices', 'first_k_mask', 'smallest_k_mask', 'perturbqa_labels',
+           'perturbqa_components', 'combine_scores', 'perturbqa_predict', 'perturbqa_auroc', 'perturbqa_cv',
+           'best_params', 'membership_matrix', 'topk_precision', 'group_means', 'rowwise_pearson', 'results_table',
+           'params_key', 'regression_path', 'non_llm', 'in_test', 'check_regression', 'record_regression']
 
 # %% ../nbs/04_neighbours.ipynb #63417cea
 def snap(x, # scores (array-like; non-float input is returned as an array, unchanged)
@@ -264,8 +264,10 @@ def _topk_rows(Pr:np.ndarray, k:int|None) -> np.ndarray:
     return M & (Pr > 0)
 
 # %% ../nbs/04_neighbours.ipynb #06713d1b
-def _pq_candidates(train_df:pd.DataFrame, test_df:pd.DataFrame, neighbours, prior_k:int=20) -> dict:
-    "Every (test pair, neighbour labelling its gene) with weight, priority and label, in (pair, neighbour column) order; base rates, excess."
+def perturbqa_labels(train_df:pd.DataFrame, # training pairs: pert, gene, label
+                     test_df:pd.DataFrame, # test pairs: pert, gene
+                    ) -> dict: # codes, the label matrix, its sorted keys, base and excess rates
+    "What PerturbQA scoring reads of the pairs alone (checked), for `perturbqa_predict(..., labels=)` when many neighbour sets score the same pairs."
     # one factorisation of each column (genes of both sets at once: the training genes get the first codes), reused
     # by the duplicate checks, the label matrix and the lookups (as label_matrix(train_df) and get_indexer would give)
     tp, tpu = _pair_codes(train_df, 'train_df', 'pert')
@@ -282,15 +284,25 @@ def _pq_candidates(train_df:pd.DataFrame, test_df:pd.DataFrame, neighbours, prio
     shape = (len(tpu), n_g)
     L = LabelMatrix(sp.csr_matrix((train_df.label.to_numpy(dtype=float), (tp, gc[:n_tr])), shape=shape),
                     sp.csr_matrix((np.ones(n_tr), (tp, gc[:n_tr])), shape=shape), pd.Index(tpu), pd.Index(gu[:n_g]))
-    queries = pd.Index(queries)
-    Wt, Pr, unknown = neighbour_matrices(neighbours, queries, L.perts)
     glob = float(train_df.label.mean())
     base_g = np.nan_to_num(L.base_rate(), nan=glob)
-    seen = gi >= 0
     lab = L.O.tocoo()  # the training labels in (perturbation, gene) order: their keys are sorted
     key = lab.row.astype(np.int64) * len(L.genes) + lab.col
     if (np.diff(key) <= 0).any(): raise AssertionError("the label matrix's entries are not in (perturbation, gene) order")
-    yv = np.asarray(L.Y[lab.row, lab.col]).ravel()
+    # the perturbation's excess: how much more often than the gene's base rate its labels are 1
+    O = L.O.tocsr()
+    e_train = (np.asarray(L.Y.sum(axis=1)).ravel() - O @ base_g) / np.maximum(np.asarray(O.sum(axis=1)).ravel(), 1)
+    return dict(L=L, queries=pd.Index(queries), pi=pi, gi=gi, glob=glob, base_g=base_g, lab=lab, key=key,
+                yv=np.asarray(L.Y[lab.row, lab.col]).ravel(), e_train=e_train, n=len(test_df), index=test_df.index)
+
+def _pq_candidates(train_df:pd.DataFrame, test_df:pd.DataFrame, neighbours, prior_k:int=20,
+                   labels:dict|None=None, # `perturbqa_labels(train_df, test_df)`, when the caller reuses it
+                  ) -> dict:
+    "Every (test pair, neighbour labelling its gene) with weight, priority and label, in (pair, neighbour column) order; base rates, excess."
+    lb = perturbqa_labels(train_df, test_df) if labels is None else labels
+    L, queries, pi, gi, glob, base_g, lab, key, yv = (lb[k] for k in ('L', 'queries', 'pi', 'gi', 'glob', 'base_g', 'lab', 'key', 'yv'))
+    Wt, Pr, unknown = neighbour_matrices(neighbours, queries, L.perts)
+    seen = gi >= 0
     # candidates of a pair: its query's neighbours (nonzero weights) that label its gene, or, when fewer, the training
     # perturbations labelling its gene that are its query's neighbours: the same set, listed in the same order either way
     W = sp.csr_matrix(Wt)
@@ -314,12 +326,10 @@ def _pq_candidates(train_df:pd.DataFrame, test_df:pd.DataFrame, neighbours, prio
     keep = w > 0
     row, j, w, y, flat = row[keep], j[keep], w[keep], yv[eid[keep]], flat[keep]
     pr = snap(Pr.ravel()[flat])  # snapped: noise in a weight never reorders neighbours
-    # the perturbation's excess: how much more often than the gene's base rate its neighbours' labels are 1
-    O = L.O.tocsr()
-    e_train = (np.asarray(L.Y.sum(axis=1)).ravel() - O @ base_g) / np.maximum(np.asarray(O.sum(axis=1)).ravel(), 1)
+    # the query's excess: the mean excess of its prior_k strongest neighbours (shrunk by one pseudo-neighbour)
     M = _topk_rows(Pr, prior_k) * Wt
-    e_test = (M @ e_train) / (M.sum(axis=1) + 1.0)
-    return dict(row=row, j=j, w=w, y=y, pr=pr, n=len(test_df), index=test_df.index, glob=glob, unknown=unknown,
+    e_test = (M @ lb['e_train']) / (M.sum(axis=1) + 1.0)
+    return dict(row=row, j=j, w=w, y=y, pr=pr, n=lb['n'], index=lb['index'], glob=glob, unknown=unknown,
                 base=np.where(seen, base_g[np.where(seen, gi, 0)], glob), excess=e_test[pi])
 
 def _pq_select(c:dict, k:int|None) -> pd.DataFrame:
@@ -373,9 +383,11 @@ def perturbqa_predict(train_df:pd.DataFrame, # training pairs: pert, gene, label
                       gamma:float=0.0, # prior = gene base rate + gamma × the neighbours' excess rate (0: base rate only)
                       prior_k:int=20, # neighbours that estimate the excess rate
                       return_info:bool=False, # also return {'n_pairs', 'n_fallback', 'mean_neighbours', 'n_unknown'}
+                      labels:dict|None=None, # `perturbqa_labels(train_df, test_df)`: made once by a caller scoring the same pairs often
                      ) -> np.ndarray: # one score per row of test_df
     "Score each test pair (p, g) by the weighted mean label at g of p's neighbours that label g (vectorised)."
-    comp = perturbqa_components(train_df, test_df, neighbours, k, prior_k)
+    _check_k(k)
+    comp = _pq_select(_pq_candidates(train_df, test_df, neighbours, prior_k, labels), k)
     s = combine_scores(comp, alpha, gamma, fallback)
     if not return_info: return s
     return s, dict(n_pairs=len(comp), n_fallback=int((comp.den == 0).sum()), mean_neighbours=float(comp.n.mean()),
@@ -410,6 +422,7 @@ def perturbqa_cv(train_df:pd.DataFrame, # the training split: pert, gene, label
                  neighbours_for:Callable, # (queries, train_perts) -> neighbours (e.g. partial of kg_neighbours)
                  ks:Sequence=(5, 20), alphas:Sequence=(0.0, 0.5, 2.0), gammas:Sequence=(0.0, 1.0), # the grid
                  n_folds:int=5, seed:int=0, prior_k:int=20,
+                 fold_labels:dict|None=None, # a dict that keeps each fold's `perturbqa_labels` for later calls on the same train_df, n_folds, seed
                 ) -> pd.DataFrame: # one row per (k, alpha, gamma): mean and sd of the fold AUROCs, sorted best first
     "Grid search of (k, alpha, gamma) for `perturbqa_predict` by K-fold CV over the training perturbations."
     from llm_perturb.data import kfold_perturbations
@@ -417,12 +430,16 @@ def perturbqa_cv(train_df:pd.DataFrame, # the training split: pert, gene, label
     if train_df.pert.nunique() < n_folds:
         raise ValueError(f"{train_df.pert.nunique()} training perturbations for {n_folds} folds; use fewer folds")
     for k_ in ks: _check_k(k_)
+    if fold_labels is not None and fold_labels.setdefault('of', (id(train_df), len(train_df), n_folds, seed)) != (id(train_df), len(train_df), n_folds, seed):
+        raise ValueError("fold_labels holds the folds of another train_df, n_folds or seed; give each training split its own dict")
     rows = []
     for f, (tr_p, va_p) in enumerate(kfold_perturbations(train_df.pert, n_folds, seed)):
         tr, va = train_df[train_df.pert.isin(set(tr_p))], train_df[train_df.pert.isin(set(va_p))]
         nb = neighbours_for(list(pd.unique(va.pert)), list(pd.unique(tr.pert)))
         pc, gc = pd.factorize(va.pert)[0], pd.factorize(va.gene)[0]  # integer codes: the metric is called many times
-        cand = _pq_candidates(tr, va, nb, prior_k)  # once per fold: each k only selects among them
+        lb = fold_labels[f] if fold_labels is not None and f in fold_labels else perturbqa_labels(tr, va)
+        if fold_labels is not None: fold_labels[f] = lb
+        cand = _pq_candidates(tr, va, nb, prior_k, lb)  # once per fold: each k only selects among them
         for k_ in ks:
             comp = _pq_select(cand, k_)
             for a in alphas:
