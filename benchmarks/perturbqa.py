@@ -5,12 +5,12 @@
 `kg`: 22_kg_neighbours' PerturbQA cell: `kg.evaluate_perturbqa(line, task, graphs, n_folds=3, return_details=True)`
 and `kg.perturbqa_bootstrap` for every line and task (graphs: `graphs_for(..., union_mode='paper')`, the union renamed
 as the notebook does). `langpert`: the full-test part of 20_langpert's `perturbqa_line`: `neighbours.perturbqa_predict`
-for the base rate, each graph's `kg_neighbours(k=20)` and the label oracle at k = 5 and 10, then
+(given `perturbqa_labels` once, as the cell does, where the tree has it) for the base rate, each graph's `kg_neighbours(k=20)` and the label oracle at k = 5 and 10, then
 `langpert.auroc_table` with the paired tests of the notebook's PAIRS_FULL. The reference is the package of `--ref`
 (`git archive`), run in its own process on the same graphs (built once, pickled); every table, score and bootstrap
 draw of the two trees must be equal bit for bit. Prints seconds per workload side by side and the load average.
 """
-import argparse, os, pickle, subprocess, sys, tarfile, tempfile, time, io
+import argparse, inspect, os, pickle, subprocess, sys, tarfile, tempfile, time, io
 from pathlib import Path
 import numpy as np, pandas as pd
 
@@ -52,9 +52,12 @@ def work_langpert(lines, graphs, n_boot):
             oracle = label_oracle_neighbours(tr, te)
             nbs = {"base_rate": ({}, None), **{f"kg_{g}": (kg_neighbours(G, te_p, tr_p, k=20, seed=0), None) for g, G in graphs.items()},
                    **{f"oracle_knn@k{kk}": (oracle, kk) for kk in (5, 10)}}
-            r = {}
+            r, kw = {}, {}
+            if 'labels' in inspect.signature(perturbqa_predict).parameters:  # this tree: the notebook's label tables, made once
+                from llm_perturb.neighbours import perturbqa_labels
+                kw = dict(labels=perturbqa_labels(tr, te))
             for m, (nb, kk) in nbs.items():
-                s, info = perturbqa_predict(tr, te, nb, k=kk, return_info=True)
+                s, info = perturbqa_predict(tr, te, nb, k=kk, return_info=True, **kw)
                 r[m] = (s, info["n_fallback"] / max(info["n_pairs"], 1))
             out[l, t] = auroc_table(te.pert.to_numpy(), te.gene.to_numpy(), te.label.to_numpy(), {m: s for m, (s, _) in r.items()},
                                     {m: f for m, (_, f) in r.items()}, pairs, n_boot, 0)

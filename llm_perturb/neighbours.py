@@ -325,21 +325,26 @@ def _pq_candidates(train_df:pd.DataFrame, test_df:pd.DataFrame, neighbours, prio
     w = Wt.ravel()[flat]
     keep = w > 0
     row, j, w, y, flat = row[keep], j[keep], w[keep], yv[eid[keep]], flat[keep]
-    pr = snap(Pr.ravel()[flat])  # snapped: noise in a weight never reorders neighbours
     # the query's excess: the mean excess of its prior_k strongest neighbours (shrunk by one pseudo-neighbour)
     M = _topk_rows(Pr, prior_k) * Wt
     e_test = (M @ lb['e_train']) / (M.sum(axis=1) + 1.0)
-    return dict(row=row, j=j, w=w, y=y, pr=pr, n=lb['n'], index=lb['index'], glob=glob, unknown=unknown,
+    return dict(row=row, j=j, w=w, y=y, flat=flat, Pr=Pr, n=lb['n'], index=lb['index'], glob=glob, unknown=unknown,
                 base=np.where(seen, base_g[np.where(seen, gi, 0)], glob), excess=e_test[pi])
 
 def _pq_select(c:dict, k:int|None) -> pd.DataFrame:
     "The components table of `_pq_candidates`' candidates, each pair keeping its k best-ranked (None: all)."
     row, y, w = c['row'], c['y'], c['w']
-    if k is not None and len(row):  # top-k per pair: one lexsort, rank within each pair's run
-        order = np.lexsort((c['j'], -c['pr'], row))
+    if k is not None and len(row):  # top-k per pair: its candidates by priority (snapped: noise never reorders), then column
+        if 'rank' not in c:  # each candidate's place in its query's order of columns (made once: every k uses it)
+            Pr = c['Pr']
+            R = np.empty(Pr.shape, dtype=np.int64)
+            np.put_along_axis(R, np.argsort(-snap(Pr), axis=1, kind='stable'), np.arange(Pr.shape[1])[None, :], axis=1)
+            c['rank'] = R.ravel()[c['flat']]
+        order = np.argsort(row.astype(np.int64) * c['Pr'].shape[1] + c['rank'])  # keys all differ: np.lexsort((j, -pr, row))'s order
         row, y, w = row[order], y[order], w[order]
-        start = np.searchsorted(row, row, side='left')
-        sel = np.arange(len(row)) - start < k
+        pos = np.arange(len(row))
+        start = np.maximum.accumulate(np.where(np.r_[True, row[1:] != row[:-1]], pos, 0))  # first place of each pair's run
+        sel = pos - start < k
         row, y, w = row[sel], y[sel], w[sel]
     n = c['n']
     return pd.DataFrame(dict(num=np.bincount(row, weights=w * y, minlength=n), den=np.bincount(row, weights=w, minlength=n),
