@@ -17,7 +17,7 @@ import anndata as ad
 from .datasets import identify, identify_file, split_name
 from .neighbours import (snap, neighbour_predict, label_matrix, perturbqa_predict, perturbqa_cv, best_params,
                                     membership_matrix, topk_precision, group_means, rowwise_pearson, _topk_rows,
-                                    _perturbqa_loop)
+                                    _perturbqa_loop, perturbqa_labels)
 from .graphs import KGraph, NeighbourhoodUnion, kg_neighbours, kg_similarity, graph_from_edges
 from .select import cell_line_text, run_requests
 
@@ -107,8 +107,10 @@ def evaluate_perturbqa(cell_line:str, # a PerturbQA cell line
     tr, te = d[d.split == 'train'], d[d.split == 'test']
     if len(tr) == 0 or len(te) == 0: raise ValueError(f"{cell_line} {task}: the official split has {len(tr)} train and {len(te)} test pairs; both must be non-empty")
     q, tp = list(pd.unique(te.pert)), list(pd.unique(tr.pert))
-    score = lambda s: auroc_per_gene(te.pert, te.gene, s, te.label)
-    base = perturbqa_predict(tr, te, {})
+    pc, gc, y = pd.factorize(te.pert)[0], pd.factorize(te.gene)[0], te.label.to_numpy()
+    score = lambda s: auroc_per_gene(pc, gc, s, y)  # the same metric on integer codes, made once
+    lab, folds = perturbqa_labels(tr, te), {}  # the pairs' label tables, and each CV fold's: made once, shared by the graphs
+    base = perturbqa_predict(tr, te, {}, labels=lab)
     scores, cvs = {'base_rate': base, 'mean': base}, {}
     rows = [dict(method='base_rate', auroc=score(base), fallback=1.0), dict(method='mean', auroc=score(base), fallback=1.0)]
     if oracle:
@@ -119,11 +121,11 @@ def evaluate_perturbqa(cell_line:str, # a PerturbQA cell line
         nf = lambda qq, tt, g=g: kg_similarity(g, qq, tt)
         sim = nf(q, tp)
         nb0 = kg_neighbours(g, q, tp, k=k, seed=seed)  # the paper's neighbourhood: capped, then an unweighted mean
-        s0, i0 = perturbqa_predict(tr, te, nb0, return_info=True)
+        s0, i0 = perturbqa_predict(tr, te, nb0, return_info=True, labels=lab)
         rows.append(dict(method=f'kg_{name}', auroc=score(s0), fallback=i0['n_fallback'] / i0['n_pairs'], k=k, alpha=0.0, gamma=0.0))
-        cvs[name] = cv = perturbqa_cv(tr, nf, n_folds=n_folds, seed=seed)
+        cvs[name] = cv = perturbqa_cv(tr, nf, n_folds=n_folds, seed=seed, fold_labels=folds)
         bp = best_params(cv)
-        s1, i1 = perturbqa_predict(tr, te, sim, return_info=True, **bp)
+        s1, i1 = perturbqa_predict(tr, te, sim, return_info=True, labels=lab, **bp)
         rows.append(dict(method=f'kg_{name}@tuned', auroc=score(s1), fallback=i1['n_fallback'] / i1['n_pairs'], **bp, cv_auroc=cv['mean'].iloc[0]))
         scores[f'kg_{name}'], scores[f'kg_{name}@tuned'] = s0, s1
         if verbose: print(f"  {cell_line} {task} kg_{name}: paper {rows[-2]['auroc']:.3f}, tuned {rows[-1]['auroc']:.3f} {bp} "

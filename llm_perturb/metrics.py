@@ -60,6 +60,9 @@ def _codes(labels, n:int|None=None, name:str='labels') -> np.ndarray:
     lab = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
     if lab.ndim != 1 or (n is not None and len(lab) != n):
         raise ValueError(f"{name} has shape {lab.shape} but {n} samples were given; pass one label per sample (row)")
+    if lab.dtype.kind in "iu" and len(lab):  # codes already in order of first appearance (each new one is the largest so far
+        c = lab.astype(np.int64)               # + 1) are factorize's own: kept
+        if c.min() >= 0 and (c <= np.maximum.accumulate(np.r_[-1, c[:-1]]) + 1).all(): return c.astype(np.intp)
     codes, _ = pd.factorize(lab)
     if (codes < 0).any():
         raise ValueError(f"{name} has {int((codes < 0).sum())} missing value(s); give those samples a label or drop them")
@@ -301,6 +304,20 @@ def auroc(
     if y.all() or not y.any(): raise ValueError("labels are all one class; AUROC needs both positives and negatives")
     return float(skm.roc_auc_score(y, s))
 
+def _unique_pairs(p:np.ndarray, g:np.ndarray):
+    "Error if a (pert, gene) pair of the integer codes occurs twice."
+    key = np.sort(p.astype(np.int64) * (int(g.max()) + 1 if len(g) else 1) + g)
+    if (key[1:] == key[:-1]).any():
+        raise ValueError("some (pert, gene) pairs occur more than once; deduplicate the test pairs first")
+
+def _gene_score_order(g:np.ndarray, # gene codes (>= 0)
+                      s:np.ndarray) -> np.ndarray:
+    "`np.lexsort((s, g))` (by gene, then score; ties in input order) as two stable sorts, the gene's a radix sort when codes fit 16 bits."
+    o = np.argsort(s, kind="stable")
+    go = g[o]
+    if len(go) and go.max() < 2**16: go = go.astype(np.uint16)
+    return o[np.argsort(go, kind="stable")]
+
 def auroc_per_gene(
     pert, # perturbation of each test pair
     gene, # downstream (read-out) gene of each test pair
@@ -310,9 +327,8 @@ def auroc_per_gene(
     "PerturbQA's metric: AUROC within each downstream gene (skipping one-class genes), averaged over genes."
     s, y = _scored(scores, labels, "labels")
     g = _codes(gene, len(s), "gene")
-    if pd.DataFrame({"p": _codes(pert, len(s), "pert"), "g": g}).duplicated().any():
-        raise ValueError("some (pert, gene) pairs occur more than once; deduplicate the test pairs first")
-    order = np.lexsort((s, g))
+    _unique_pairs(_codes(pert, len(s), "pert"), g)
+    order = _gene_score_order(g, s)
     g, s, y = g[order], s[order], y[order]
     pos = np.arange(len(s))
     tie_start = np.r_[True, (g[1:] != g[:-1]) | (s[1:] != s[:-1])]
@@ -421,23 +437,42 @@ def wilcoxon_paired(a, b) -> dict:
 # %% ../nbs/02_metrics.ipynb #5deeee5c
 def _weighted_auroc_per_gene(p:np.ndarray, g:np.ndarray, s:np.ndarray, y:np.ndarray, Wp:np.ndarray) -> np.ndarray:
     "Mean per-gene AUROC for each row of perturbation weights Wp (B × perts): weighted Mann–Whitney within genes."
+    return _weighted_auroc_per_gene_many(p, g, np.asarray(s)[None], y, Wp)[:, 0]
+
+def _weighted_auroc_per_gene_many(p:np.ndarray, g:np.ndarray, S:np.ndarray, y:np.ndarray, Wp:np.ndarray) -> np.ndarray:
+    "`_weighted_auroc_per_gene` of each row of S (methods × pairs), B × methods: the pairs and weights are set up once."
     import scipy.sparse as sp
     y = np.asarray(y).astype(bool)
-    n_p, n_g = Wp.shape[1], g.max() + 1
-    pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
-    pairs = pd.DataFrame({"i": pos, "g": g[pos]}).merge(pd.DataFrame({"j": neg, "g": g[neg]}), on="g")  # (pos, neg) of one gene
+    n_p = Wp.shape[1]
+    # only genes with both classes can have both in a resample: the others add 0 to every resample's sum of AUROCs
+    # (dropping them leaves the same bits) and 0 to its count of genes
+    g = pd.factorize(g)[0] if len(g) else g
+    both = np.bincount(g, weights=y) * np.bincount(g, weights=~y) > 0
+    keep = both[g]
+    gk = np.cumsum(both)[g[keep]] - 1  # genes renumbered in their order
+    n_g = int(both.sum())
+    pk, yk = p[keep], y[keep]
+    pos, neg = np.flatnonzero(yk), np.flatnonzero(~yk)
+    pairs = pd.DataFrame({"i": pos, "g": gk[pos]}).merge(pd.DataFrame({"j": neg, "g": gk[neg]}), on="g")  # (pos, neg) of one gene
     i, j = pairs.i.to_numpy(), pairs.j.to_numpy()
-    val = (s[i] > s[j]) + 0.5 * (s[i] == s[j])
-    R = sp.csr_matrix((val, (np.searchsorted(pos, i), p[j])), shape=(len(pos), n_p))  # positive pair × negative perts
     Wt = Wp.T.astype(float)
-    X = (R @ Wt) * Wt[p[pos]]  # w(p_i) Σ_j val w(p_j), per positive pair
-    num = sp.csr_matrix((np.ones(len(pos)), (g[pos], np.arange(len(pos)))), shape=(n_g, len(pos))) @ X
-    P = sp.csr_matrix((np.ones(len(pos)), (g[pos], p[pos])), shape=(n_g, n_p)) @ Wt
-    N = sp.csr_matrix((np.ones(len(neg)), (g[neg], p[neg])), shape=(n_g, n_p)) @ Wt
+    Wpos = Wt[pk[pos]]
+    G = sp.csr_matrix((np.ones(len(pos)), (gk[pos], np.arange(len(pos)))), shape=(n_g, len(pos)))
+    P = sp.csr_matrix((np.ones(len(pos)), (gk[pos], pk[pos])), shape=(n_g, n_p)) @ Wt
+    N = sp.csr_matrix((np.ones(len(neg)), (gk[neg], pk[neg])), shape=(n_g, n_p)) @ Wt
     ok = (P > 0) & (N > 0)
-    auc = np.where(ok, num / np.where(ok, P * N, 1.0), 0.0)
-    with np.errstate(invalid="ignore"):
-        return np.where(ok.any(0), auc.sum(0) / np.maximum(ok.sum(0), 1), np.nan)
+    PN = np.where(ok, P * N, 1.0)
+    n_ok = ok.any(0)
+    out = np.empty((Wp.shape[0], len(S)))
+    for m, s in enumerate(S):
+        sk = np.asarray(s, dtype=float)[keep]
+        val = (sk[i] > sk[j]) + 0.5 * (sk[i] == sk[j])
+        R = sp.csr_matrix((val, (np.searchsorted(pos, i), pk[j])), shape=(len(pos), n_p))  # positive pair × negative perts
+        num = G @ ((R @ Wt) * Wpos)  # per gene, Σ over positives of w(p_i) Σ_j val w(p_j)
+        auc = np.where(ok, num / PN, 0.0)
+        with np.errstate(invalid="ignore"):
+            out[:, m] = np.where(n_ok, auc.sum(0) / np.maximum(ok.sum(0), 1), np.nan)
+    return out
 
 def auroc_per_gene_bootstrap(
     pert, # perturbation of each test pair
@@ -457,11 +492,10 @@ def auroc_per_gene_bootstrap(
     if n_boot < 1: raise ValueError(f"n_boot={n_boot}; use a positive number of resamples")
     _, y = _scored(S[0], labels, "labels")
     p, g = _codes(pert, len(y), "pert"), _codes(gene, len(y), "gene")
-    if pd.DataFrame({"p": p, "g": g}).duplicated().any():
-        raise ValueError("some (pert, gene) pairs occur more than once; deduplicate the test pairs first")
+    _unique_pairs(p, g)
     n_p = p.max() + 1
     counts = np.random.default_rng(seed).multinomial(n_p, np.full(n_p, 1.0 / n_p), size=n_boot).astype(float)
-    out = np.column_stack([_weighted_auroc_per_gene(p, g, s, y, counts) for s in S])
+    out = _weighted_auroc_per_gene_many(p, g, S, y, counts)
     return out[:, 0] if one else out
 
 # %% ../nbs/02_metrics.ipynb #3f24de61

@@ -14,10 +14,10 @@ import anndata as ad
 
 # %% auto #0
 __all__ = ['LLM_METHOD', 'REGRESSION_TOL', 'snap', 'neighbour_weights', 'neighbour_predict', 'neighbour_layer', 'LabelMatrix',
-           'label_matrix', 'neighbour_matrices', 'first_k_mask', 'smallest_k_mask', 'perturbqa_components',
-           'combine_scores', 'perturbqa_predict', 'perturbqa_auroc', 'perturbqa_cv', 'best_params', 'membership_matrix',
-           'topk_precision', 'group_means', 'rowwise_pearson', 'results_table', 'params_key', 'regression_path',
-           'non_llm', 'in_test', 'check_regression', 'record_regression']
+           'label_matrix', 'neighbour_matrices', 'first_k_mask', 'smallest_k_mask', 'perturbqa_labels',
+           'perturbqa_components', 'combine_scores', 'perturbqa_predict', 'perturbqa_auroc', 'perturbqa_cv',
+           'best_params', 'membership_matrix', 'topk_precision', 'group_means', 'rowwise_pearson', 'results_table',
+           'params_key', 'regression_path', 'non_llm', 'in_test', 'check_regression', 'record_regression']
 
 # %% ../nbs/04_neighbours.ipynb #63417cea
 def snap(x, # scores (array-like; non-float input is returned as an array, unchanged)
@@ -173,6 +173,21 @@ def _check_pairs(df:pd.DataFrame, name:str, label:bool=True):
         raise ValueError(f"{name} has {int(df.duplicated(['pert', 'gene']).sum())} duplicated (pert, gene) pairs; "
                          "deduplicate them first (e.g. df.drop_duplicates(['pert', 'gene']))")
 
+def _pair_codes(df:pd.DataFrame, name:str, col:str, label:bool=True) -> tuple[np.ndarray, np.ndarray]:
+    "`_check_pairs`' column check, then the codes and uniques (first-appearance order, NaN a value) of one column."
+    need = ['pert', 'gene'] + (['label'] if label else [])
+    if not isinstance(df, pd.DataFrame) or not set(need) <= set(df.columns):
+        raise ValueError(f"{name} must be a DataFrame with columns {need} (e.g. from load_perturbqa)")
+    codes, uniques = pd.factorize(df[col])
+    return (codes, uniques) if not (codes < 0).any() else pd.factorize(df[col], use_na_sentinel=False)
+
+def _no_duplicates(pc:np.ndarray, gc:np.ndarray, name:str):
+    "`_check_pairs`' duplicate check on integer codes of the pert and gene columns."
+    key = np.sort(pc.astype(np.int64) * (int(gc.max()) + 1 if len(gc) else 1) + gc)
+    n_dup = int((key[1:] == key[:-1]).sum())
+    if n_dup: raise ValueError(f"{name} has {n_dup} duplicated (pert, gene) pairs; "
+                               "deduplicate them first (e.g. df.drop_duplicates(['pert', 'gene']))")
+
 def label_matrix(df:pd.DataFrame, # pairs with columns pert, gene, label
                  perts=None, # row order (default: order of first appearance)
                  genes=None, # column order (default: order of first appearance)
@@ -202,6 +217,19 @@ def neighbour_matrices(neighbours, # dict test -> ranked list / {train: weight} 
         return S, S.copy(), 0
     if not isinstance(neighbours, Mapping):
         raise TypeError("neighbours must be a dict test -> ranked list (or {train: weight}) or a DataFrame test × train")
+    if all(type(v) is list for v in neighbours.values()):  # ranked lists: the loop below, as array operations
+        qs = [q for q in neighbours if q in qi]
+        lens = np.array([len(neighbours[q]) for q in qs], dtype=np.int64)
+        ix = pd.Index(list(col)).get_indexer([n for q in qs for n in neighbours[q]])  # col's keys: unique
+        j = np.full(len(ix), -1, dtype=np.int64)
+        j[ix >= 0] = np.asarray(list(col.values()), dtype=np.int64)[ix[ix >= 0]]  # a repeated train name: its last column, as col
+        i = np.repeat(np.array([qi[q] for q in qs], dtype=np.int64), lens)
+        pr = np.repeat(lens, lens) - (np.arange(len(i)) - np.repeat(np.cumsum(lens) - lens, lens))  # len(names) - rank
+        known = j >= 0
+        i, j, pr = i[known], j[known], pr[known]
+        _, first = np.unique(i * max(len(train), 1) + j, return_index=True)  # duplicate: first occurrence wins
+        Wt[i[first], j[first]], Pr[i[first], j[first]] = 1.0, pr[first]
+        return Wt, Pr, int((~known).sum())
     for q, names, w in _neighbour_entries(neighbours, None):
         i = qi.get(q)
         if i is None: continue
@@ -236,6 +264,96 @@ def _topk_rows(Pr:np.ndarray, k:int|None) -> np.ndarray:
     return M & (Pr > 0)
 
 # %% ../nbs/04_neighbours.ipynb #06713d1b
+def perturbqa_labels(train_df:pd.DataFrame, # training pairs: pert, gene, label
+                     test_df:pd.DataFrame, # test pairs: pert, gene
+                    ) -> dict: # codes, the label matrix, its sorted keys, base and excess rates
+    "What PerturbQA scoring reads of the pairs alone (checked), for `perturbqa_predict(..., labels=)` when many neighbour sets score the same pairs."
+    # one factorisation of each column (genes of both sets at once: the training genes get the first codes), reused
+    # by the duplicate checks, the label matrix and the lookups (as label_matrix(train_df) and get_indexer would give)
+    tp, tpu = _pair_codes(train_df, 'train_df', 'pert')
+    pi, queries = _pair_codes(test_df, 'test_df', 'pert', label=False)
+    genes = pd.concat([train_df.gene, test_df.gene], ignore_index=True)
+    gc, gu = pd.factorize(genes)
+    if (gc < 0).any(): gc, gu = pd.factorize(genes, use_na_sentinel=False)
+    n_tr = len(train_df)
+    n_g = int(gc[:n_tr].max()) + 1 if n_tr else 0
+    _no_duplicates(tp, gc[:n_tr], 'train_df'); _no_duplicates(pi, gc[n_tr:], 'test_df')
+    if n_tr == 0:
+        raise ValueError("train_df is empty; PerturbQA scoring needs labelled training pairs (check the split column)")
+    gi = np.where(gc[n_tr:] < n_g, gc[n_tr:], -1)
+    shape = (len(tpu), n_g)
+    L = LabelMatrix(sp.csr_matrix((train_df.label.to_numpy(dtype=float), (tp, gc[:n_tr])), shape=shape),
+                    sp.csr_matrix((np.ones(n_tr), (tp, gc[:n_tr])), shape=shape), pd.Index(tpu), pd.Index(gu[:n_g]))
+    glob = float(train_df.label.mean())
+    base_g = np.nan_to_num(L.base_rate(), nan=glob)
+    lab = L.O.tocoo()  # the training labels in (perturbation, gene) order: their keys are sorted
+    key = lab.row.astype(np.int64) * len(L.genes) + lab.col
+    if (np.diff(key) <= 0).any(): raise AssertionError("the label matrix's entries are not in (perturbation, gene) order")
+    # the perturbation's excess: how much more often than the gene's base rate its labels are 1
+    O = L.O.tocsr()
+    e_train = (np.asarray(L.Y.sum(axis=1)).ravel() - O @ base_g) / np.maximum(np.asarray(O.sum(axis=1)).ravel(), 1)
+    return dict(L=L, queries=pd.Index(queries), pi=pi, gi=gi, glob=glob, base_g=base_g, lab=lab, key=key,
+                yv=np.asarray(L.Y[lab.row, lab.col]).ravel(), e_train=e_train, n=len(test_df), index=test_df.index)
+
+def _pq_candidates(train_df:pd.DataFrame, test_df:pd.DataFrame, neighbours, prior_k:int=20,
+                   labels:dict|None=None, # `perturbqa_labels(train_df, test_df)`, when the caller reuses it
+                  ) -> dict:
+    "Every (test pair, neighbour labelling its gene) with weight, priority and label, in (pair, neighbour column) order; base rates, excess."
+    lb = perturbqa_labels(train_df, test_df) if labels is None else labels
+    L, queries, pi, gi, glob, base_g, lab, key, yv = (lb[k] for k in ('L', 'queries', 'pi', 'gi', 'glob', 'base_g', 'lab', 'key', 'yv'))
+    Wt, Pr, unknown = neighbour_matrices(neighbours, queries, L.perts)
+    seen = gi >= 0
+    # candidates of a pair: its query's neighbours (nonzero weights) that label its gene, or, when fewer, the training
+    # perturbations labelling its gene that are its query's neighbours: the same set, listed in the same order either way
+    W = sp.csr_matrix(Wt)
+    rows_pair = np.flatnonzero(seen)
+    n_lab = np.bincount(lab.col, minlength=len(L.genes))
+    if np.diff(W.indptr)[pi[rows_pair]].sum() <= n_lab[gi[rows_pair]].sum():  # from the neighbour side
+        E = W[pi[rows_pair]]
+        row = np.repeat(rows_pair, np.diff(E.indptr))
+        j = E.indices
+        kq = j.astype(np.int64) * len(L.genes) + gi[row]
+        at = np.minimum(np.searchsorted(key, kq), max(len(key) - 1, 0))
+        keep = key[at] == kq if len(key) else np.zeros(len(kq), bool)
+        row, j, eid = row[keep], j[keep], at[keep]
+    else:  # from the label side: the transposed mask stores 1 + the index of each training label
+        OT = sp.csr_matrix((np.arange(1, L.O.nnz + 1), (lab.col, lab.row)), shape=L.O.shape[::-1])
+        E = OT[gi[rows_pair]]
+        row = np.repeat(rows_pair, np.diff(E.indptr))
+        j, eid = E.indices, E.data - 1
+    flat = pi[row] * Wt.shape[1] + j  # positions in the query × training matrices, row by row
+    w = Wt.ravel()[flat]
+    keep = w > 0
+    row, j, w, y, flat = row[keep], j[keep], w[keep], yv[eid[keep]], flat[keep]
+    # the query's excess: the mean excess of its prior_k strongest neighbours (shrunk by one pseudo-neighbour)
+    M = _topk_rows(Pr, prior_k) * Wt
+    e_test = (M @ lb['e_train']) / (M.sum(axis=1) + 1.0)
+    return dict(row=row, j=j, w=w, y=y, flat=flat, Pr=Pr, n=lb['n'], index=lb['index'], glob=glob, unknown=unknown,
+                base=np.where(seen, base_g[np.where(seen, gi, 0)], glob), excess=e_test[pi])
+
+def _pq_select(c:dict, k:int|None) -> pd.DataFrame:
+    "The components table of `_pq_candidates`' candidates, each pair keeping its k best-ranked (None: all)."
+    row, y, w = c['row'], c['y'], c['w']
+    if k is not None and len(row):  # top-k per pair: its candidates by priority (snapped: noise never reorders), then column
+        if 'rank' not in c:  # each candidate's place in its query's order of columns (made once: every k uses it)
+            Pr = c['Pr']
+            R = np.empty(Pr.shape, dtype=np.int64)
+            np.put_along_axis(R, np.argsort(-snap(Pr), axis=1, kind='stable'), np.arange(Pr.shape[1])[None, :], axis=1)
+            c['rank'] = R.ravel()[c['flat']]
+        order = np.argsort(row.astype(np.int64) * c['Pr'].shape[1] + c['rank'])  # keys all differ: np.lexsort((j, -pr, row))'s order
+        row, y, w = row[order], y[order], w[order]
+        pos = np.arange(len(row))
+        start = np.maximum.accumulate(np.where(np.r_[True, row[1:] != row[:-1]], pos, 0))  # first place of each pair's run
+        sel = pos - start < k
+        row, y, w = row[sel], y[sel], w[sel]
+    n = c['n']
+    return pd.DataFrame(dict(num=np.bincount(row, weights=w * y, minlength=n), den=np.bincount(row, weights=w, minlength=n),
+                             n=np.bincount(row, minlength=n), base=c['base'], excess=c['excess']),
+                        index=c['index']).assign(glob=c['glob'], unknown=c['unknown'])
+
+def _check_k(k):
+    if k is not None and (not isinstance(k, (int, np.integer)) or k < 1): raise ValueError(f"k={k!r}; use a positive integer or None")
+
 def perturbqa_components(train_df:pd.DataFrame, # training pairs: pert, gene, label
                          test_df:pd.DataFrame, # test pairs: pert, gene
                          neighbours, # dict test pert -> ranked list (or {train: weight}); or DataFrame test × train
@@ -243,45 +361,8 @@ def perturbqa_components(train_df:pd.DataFrame, # training pairs: pert, gene, la
                          prior_k:int=20, # neighbours (over all genes) that estimate the perturbation's excess rate
                         ) -> pd.DataFrame: # per test pair: num, den, n, base, excess
     "Per test pair: weighted label sum `num` and weight `den` of its `n` neighbours labelling the gene, gene base rate, perturbation excess."
-    if k is not None and (not isinstance(k, (int, np.integer)) or k < 1): raise ValueError(f"k={k!r}; use a positive integer or None")
-    _check_pairs(train_df, 'train_df'); _check_pairs(test_df, 'test_df', label=False)
-    if len(train_df) == 0:
-        raise ValueError("train_df is empty; PerturbQA scoring needs labelled training pairs (check the split column)")
-    L = label_matrix(train_df)
-    queries = pd.Index(pd.unique(test_df.pert))
-    Wt, Pr, unknown = neighbour_matrices(neighbours, queries, L.perts)
-    glob = float(train_df.label.mean())
-    base_g = np.nan_to_num(L.base_rate(), nan=glob)
-    pi, gi = queries.get_indexer(test_df.pert), L.genes.get_indexer(test_df.gene)
-    seen = gi >= 0
-    # candidates: for every pair, the training perturbations that label its gene (rows of O^T at the pairs' genes);
-    # the transposed mask stores 1 + the index of each training label, so labels are gathered without a lookup
-    lab_i = L.O.tocoo()
-    OT = sp.csr_matrix((np.arange(1, L.O.nnz + 1), (lab_i.col, lab_i.row)), shape=L.O.shape[::-1])
-    yv = np.asarray(L.Y[lab_i.row, lab_i.col]).ravel()
-    E = OT[np.where(seen, gi, 0)]
-    row = np.repeat(np.arange(len(test_df)), np.diff(E.indptr))
-    keep = seen[row]
-    row, j, eid = row[keep], E.indices[keep], E.data[keep]
-    w = Wt[pi[row], j]
-    keep = w > 0
-    row, j, w, y = row[keep], j[keep], w[keep], yv[eid[keep] - 1]
-    pr = snap(Pr[pi[row], j])  # snapped: noise in a weight never reorders neighbours
-    if k is not None and len(row):  # top-k per pair: one lexsort, rank within each pair's run
-        order = np.lexsort((j, -pr, row))
-        row, y, w = row[order], y[order], w[order]
-        start = np.searchsorted(row, row, side='left')
-        sel = np.arange(len(row)) - start < k
-        row, y, w = row[sel], y[sel], w[sel]
-    # the perturbation's excess: how much more often than the gene's base rate its neighbours' labels are 1
-    O = L.O.tocsr()
-    e_train = (np.asarray(L.Y.sum(axis=1)).ravel() - O @ base_g) / np.maximum(np.asarray(O.sum(axis=1)).ravel(), 1)
-    M = _topk_rows(Pr, prior_k) * Wt
-    e_test = (M @ e_train) / (M.sum(axis=1) + 1.0)
-    n = len(test_df)
-    return pd.DataFrame(dict(num=np.bincount(row, weights=w * y, minlength=n), den=np.bincount(row, weights=w, minlength=n),
-                             n=np.bincount(row, minlength=n), base=np.where(seen, base_g[np.where(seen, gi, 0)], glob),
-                             excess=e_test[pi]), index=test_df.index).assign(glob=glob, unknown=unknown)
+    _check_k(k)
+    return _pq_select(_pq_candidates(train_df, test_df, neighbours, prior_k), k)
 
 # %% ../nbs/04_neighbours.ipynb #b165686e
 def combine_scores(comp:pd.DataFrame, # from `perturbqa_components`
@@ -307,9 +388,11 @@ def perturbqa_predict(train_df:pd.DataFrame, # training pairs: pert, gene, label
                       gamma:float=0.0, # prior = gene base rate + gamma × the neighbours' excess rate (0: base rate only)
                       prior_k:int=20, # neighbours that estimate the excess rate
                       return_info:bool=False, # also return {'n_pairs', 'n_fallback', 'mean_neighbours', 'n_unknown'}
+                      labels:dict|None=None, # `perturbqa_labels(train_df, test_df)`: made once by a caller scoring the same pairs often
                      ) -> np.ndarray: # one score per row of test_df
     "Score each test pair (p, g) by the weighted mean label at g of p's neighbours that label g (vectorised)."
-    comp = perturbqa_components(train_df, test_df, neighbours, k, prior_k)
+    _check_k(k)
+    comp = _pq_select(_pq_candidates(train_df, test_df, neighbours, prior_k, labels), k)
     s = combine_scores(comp, alpha, gamma, fallback)
     if not return_info: return s
     return s, dict(n_pairs=len(comp), n_fallback=int((comp.den == 0).sum()), mean_neighbours=float(comp.n.mean()),
@@ -344,19 +427,26 @@ def perturbqa_cv(train_df:pd.DataFrame, # the training split: pert, gene, label
                  neighbours_for:Callable, # (queries, train_perts) -> neighbours (e.g. partial of kg_neighbours)
                  ks:Sequence=(5, 20), alphas:Sequence=(0.0, 0.5, 2.0), gammas:Sequence=(0.0, 1.0), # the grid
                  n_folds:int=5, seed:int=0, prior_k:int=20,
+                 fold_labels:dict|None=None, # a dict that keeps each fold's `perturbqa_labels` for later calls on the same train_df, n_folds, seed
                 ) -> pd.DataFrame: # one row per (k, alpha, gamma): mean and sd of the fold AUROCs, sorted best first
     "Grid search of (k, alpha, gamma) for `perturbqa_predict` by K-fold CV over the training perturbations."
     from llm_perturb.data import kfold_perturbations
     from llm_perturb.metrics import auroc_per_gene
     if train_df.pert.nunique() < n_folds:
         raise ValueError(f"{train_df.pert.nunique()} training perturbations for {n_folds} folds; use fewer folds")
+    for k_ in ks: _check_k(k_)
+    if fold_labels is not None and fold_labels.setdefault('of', (id(train_df), len(train_df), n_folds, seed)) != (id(train_df), len(train_df), n_folds, seed):
+        raise ValueError("fold_labels holds the folds of another train_df, n_folds or seed; give each training split its own dict")
     rows = []
     for f, (tr_p, va_p) in enumerate(kfold_perturbations(train_df.pert, n_folds, seed)):
         tr, va = train_df[train_df.pert.isin(set(tr_p))], train_df[train_df.pert.isin(set(va_p))]
         nb = neighbours_for(list(pd.unique(va.pert)), list(pd.unique(tr.pert)))
         pc, gc = pd.factorize(va.pert)[0], pd.factorize(va.gene)[0]  # integer codes: the metric is called many times
+        lb = fold_labels[f] if fold_labels is not None and f in fold_labels else perturbqa_labels(tr, va)
+        if fold_labels is not None: fold_labels[f] = lb
+        cand = _pq_candidates(tr, va, nb, prior_k, lb)  # once per fold: each k only selects among them
         for k_ in ks:
-            comp = perturbqa_components(tr, va, nb, k_, prior_k)
+            comp = _pq_select(cand, k_)
             for a in alphas:
                 for g in gammas:
                     rows.append((k_ if k_ is not None else -1, a, g, f,
