@@ -17,10 +17,10 @@ __all__ = ['SALT_WORDS', 'SYNONYMS', 'FP_SIMILARITY', 'CONTROL_NAMES', 'REGIMES'
            'group_weights', 'distinct_weighted_predictions', 'weighted_predictions', 'pca_ridge_predict',
            'chem_pool_neighbors', 'method_pool', 'predict_fold', 'predict_fold_distinct', 'information_table',
            'first_pool_selections', 'uses_heldout', 'hvg_index', 'metric_genes', 'topn_precision',
-           'distinct_topn_precision', 'snap_scores', 'continuous_scores', 'score_predictions', 'evaluate_folds',
-           'summarize', 'bootstrap_ci', 'summarize_ci', 'paired_test', 'llm_query_rows', 'selection_requests',
-           'selection_record', 'lgr_max_tokens', 'run_selections', 'write_neighbors', 'read_neighbors',
-           'llm_subset_tasks', 'load_dataset', 'lgr_tasks', 'plot_regimes']
+           'distinct_topn_precision', 'k_smallest_mask', 'snap_scores', 'continuous_scores', 'score_predictions',
+           'evaluate_folds', 'summarize', 'bootstrap_ci', 'summarize_ci', 'paired_test', 'llm_query_rows',
+           'selection_requests', 'selection_record', 'lgr_max_tokens', 'run_selections', 'write_neighbors',
+           'read_neighbors', 'llm_subset_tasks', 'load_dataset', 'lgr_tasks', 'plot_regimes']
 
 # %% ../nbs/21_lgr.ipynb #8d66b81a
 import functools, hashlib, json, re
@@ -702,14 +702,39 @@ def _chem_knn(adata:ad.AnnData, fold:Fold, queries, k:int, similarity:str="cosin
 _PCA_LAST = {}  # the last PCA fit: pca_ridge and pca_ridge@cell_line fit the same one on the same training rows
 
 def _fit_pca(adata, tr, n_comp):
-    "(PCA fitted on adata.X[tr], its scores), reused when the same data object and rows ask again (same numbers)."
+    "(components, mean, scores) of the PCA of adata.X[tr], reused when the same data object and rows ask again (same numbers)."
     from sklearn.decomposition import PCA
     key = (id(adata.X), n_comp, tr.tobytes())  # the memo holds X, so its id cannot pass to another matrix meanwhile
     if _PCA_LAST.get("key") != key:
         Y = as_float64(adata.X)[tr]  # float64: float32 sums moved results by 1e-6 with the BLAS thread count
-        pca = PCA(n_comp, svd_solver="arpack" if sp.issparse(Y) else "full", random_state=0).fit(Y)
-        _PCA_LAST.update(key=key, X=adata.X, fit=(pca, pca.transform(Y)))
+        if sp.issparse(Y): fit = _gram_pca(adata.X, tr, Y, n_comp)
+        else:
+            pca = PCA(n_comp, svd_solver="full", random_state=0).fit(Y)
+            fit = (pca.components_, pca.mean_, pca.transform(Y))
+        _PCA_LAST.update(key=key, X=adata.X, fit=fit)
     return _PCA_LAST["fit"]
+
+_GRAM_LAST = {}  # the Gram matrix of the last sparse matrix: every fold's training rows are a block of it
+
+def _gram(X) -> np.ndarray:
+    "X·Xᵀ in float64 (rows × rows) of a sparse matrix, from dense blocks of 4,096 genes; computed once per matrix object."
+    if _GRAM_LAST.get("X") is not X:
+        Xc, K = as_float64(X).tocsc(), np.zeros((X.shape[0], X.shape[0]))
+        for j in range(0, X.shape[1], 4096):
+            B = Xc[:, j:j + 4096].toarray(); K += B @ B.T
+        _GRAM_LAST.update(X=X, K=K)  # holds X: its id cannot pass to another matrix
+    return _GRAM_LAST["K"]
+
+def _gram_pca(X, tr, Y, n_comp):
+    "PCA of the sparse rows Y = X[tr]: the top eigenvectors U of their centred Gram matrix (the operator ARPACK iterates on, solved at once)."
+    import scipy.linalg
+    mu = np.asarray(Y.mean(0)).ravel()
+    Ym = Y @ mu
+    K = _gram(X)[np.ix_(tr, tr)] - Ym[:, None] - Ym[None, :] + mu @ mu  # (Y - 1μᵀ)(Y - 1μᵀ)ᵀ
+    w, U = scipy.linalg.eigh(K, subset_by_index=[len(tr) - n_comp, len(tr) - 1])
+    s, U = np.sqrt(np.clip(w[::-1], 0, None)), U[:, ::-1]  # singular values, largest first
+    C = (Y.T @ U - np.outer(mu, U.sum(0))).T / np.where(s > 0, s, np.inf)[:, None]  # components Vᵀ = Σ⁻¹Uᵀ(Y - 1μᵀ); 0 for s = 0
+    return C, mu, U * s  # the training rows' scores: UΣ
 
 def pca_ridge_predict(adata:ad.AnnData, fold:Fold, queries, n_pcs:int=50, alpha:float=1.0,
                       cell_line_term:bool=False, # add a one-hot of the training cell lines to the features (the project's addition)
@@ -728,12 +753,12 @@ def _pca_ridge(adata, fold, queries, n_pcs, alpha, cell_line_term):
     onehot = adata.obs.cell_line.to_numpy()[:, None] == lines[None, :]
     feats = np.hstack([F, onehot]).astype(np.float64) if cell_line_term else F.astype(np.float64)
     n_comp = max(1, min(n_pcs, len(tr) - 1, adata.n_vars - 1))
-    pca, Z = _fit_pca(adata, tr, n_comp)
+    C, mu, Z = _fit_pca(adata, tr, n_comp)
     reg = Ridge(alpha=alpha).fit(feats[tr], Z)
     queries = np.asarray(queries)
     P = np.zeros((len(queries), adata.n_vars), np.float32)
     ok = has[queries]
-    if ok.any(): P[ok] = pca.inverse_transform(reg.predict(feats[queries[ok]]))
+    if ok.any(): P[ok] = reg.predict(feats[queries[ok]]) @ C + mu  # the inverse transform (as sklearn's PCA.inverse_transform)
     return P, ["ok" if o else "no_smiles" for o in ok]
 
 # %% ../nbs/21_lgr.ipynb #e320aadd
@@ -902,8 +927,15 @@ def distinct_topn_precision(U:np.ndarray, # distinct predicted rows (float)
     used, inv = np.unique(inv, return_inverse=True)
     S = snap_scores(np.ascontiguousarray(U[used]))
     hits = lambda mask, T: mask[inv[:, None], T].sum(1) / n
-    up, down = hits(smallest_k_mask(-S, n), true_up), hits(smallest_k_mask(S, n), true_down)
+    up, down = hits(k_smallest_mask(-S, n), true_up), hits(k_smallest_mask(S, n), true_down)
     return {f"precision_at_{n}": (up + down) / 2, f"precision_up_at_{n}": up, f"precision_down_at_{n}": down}
+
+def k_smallest_mask(O:np.ndarray, k:int) -> np.ndarray:
+    "`neighbours.smallest_k_mask` (the same mask): rows with exactly k values at or below their k-th need no tie count; the rest get its rule."
+    m = O <= np.partition(O, k - 1, axis=1)[:, [k - 1]]
+    other = np.flatnonzero(m.sum(1) != k)  # ties across the k-th place, or NaN: ties to the lower column, NaN last
+    if len(other): m[other] = smallest_k_mask(O[other], k)
+    return m
 
 def snap_scores(a:np.ndarray) -> np.ndarray:
     "`neighbours.snap` (the same values), done on the bits for float32: round-half-even to 18 significant bits is integer arithmetic."
