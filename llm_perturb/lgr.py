@@ -18,9 +18,9 @@ __all__ = ['SALT_WORDS', 'SYNONYMS', 'FP_SIMILARITY', 'CONTROL_NAMES', 'REGIMES'
            'chem_pool_neighbors', 'method_pool', 'predict_fold', 'predict_fold_distinct', 'information_table',
            'first_pool_selections', 'uses_heldout', 'hvg_index', 'metric_genes', 'topn_precision',
            'distinct_topn_precision', 'k_smallest_mask', 'snap_scores', 'continuous_scores', 'score_predictions',
-           'evaluate_folds', 'summarize', 'bootstrap_ci', 'summarize_ci', 'paired_test', 'llm_query_rows',
-           'selection_requests', 'selection_record', 'lgr_max_tokens', 'run_selections', 'write_neighbors',
-           'read_neighbors', 'llm_subset_tasks', 'load_dataset', 'lgr_tasks', 'plot_regimes']
+           'metric_columns', 'evaluate_folds', 'summarize', 'bootstrap_ci', 'summarize_ci', 'paired_test',
+           'llm_query_rows', 'selection_requests', 'selection_record', 'lgr_max_tokens', 'run_selections',
+           'write_neighbors', 'read_neighbors', 'llm_subset_tasks', 'load_dataset', 'lgr_tasks', 'plot_regimes']
 
 # %% ../nbs/21_lgr.ipynb #8d66b81a
 import functools, hashlib, json, re
@@ -626,10 +626,12 @@ def group_weights(groups:list, # one array of profile rows per neighbour
                   w:np.ndarray, # one weight per neighbour
                  ) -> tuple[np.ndarray, np.ndarray]:
     "(rows, weights) with each neighbour's weight split equally over its rows; empty groups dropped, renormalised."
-    pairs = [(np.asarray(g), np.full(len(g), wi / len(g))) for g, wi in zip(groups, w) if len(g)]
+    pairs = [(np.asarray(g), wi, len(g)) for g, wi in zip(groups, w) if len(g)]
     if not pairs: return np.zeros(0, int), np.zeros(0)
-    rows, ws = (np.concatenate(x) for x in zip(*pairs))
-    return rows, ws / ws.sum()
+    gs, wk, n = zip(*pairs)
+    n = np.array(n)
+    ws = np.repeat(np.asarray(wk) / n, n)  # each neighbour's weight split over its rows
+    return np.concatenate(gs), ws / ws.sum()
 
 def distinct_weighted_predictions(X, # profiles × genes (dense or sparse)
                                   weights:list, # (rows, weights) per query
@@ -722,7 +724,7 @@ def _gram(X) -> np.ndarray:
         Xc, K = as_float64(X).tocsc(), np.zeros((X.shape[0], X.shape[0]))
         for j in range(0, X.shape[1], 4096):
             B = Xc[:, j:j + 4096].toarray(); K += B @ B.T
-        _GRAM_LAST.update(X=X, K=K)  # holds X: its id cannot pass to another matrix
+        _GRAM_LAST.update(X=X, K=K, XT=Xc.T)  # holds X: its id cannot pass to another matrix; XT: Xᵀ as CSR (genes × rows)
     return _GRAM_LAST["K"]
 
 def _gram_pca(X, tr, Y, n_comp):
@@ -733,7 +735,8 @@ def _gram_pca(X, tr, Y, n_comp):
     K = _gram(X)[np.ix_(tr, tr)] - Ym[:, None] - Ym[None, :] + mu @ mu  # (Y - 1μᵀ)(Y - 1μᵀ)ᵀ
     w, U = scipy.linalg.eigh(K, subset_by_index=[len(tr) - n_comp, len(tr) - 1])
     s, U = np.sqrt(np.clip(w[::-1], 0, None)), U[:, ::-1]  # singular values, largest first
-    C = (Y.T @ U - np.outer(mu, U.sum(0))).T / np.where(s > 0, s, np.inf)[:, None]  # components Vᵀ = Σ⁻¹Uᵀ(Y - 1μᵀ); 0 for s = 0
+    Ua = np.zeros((X.shape[0], U.shape[1])); Ua[tr] = U  # U on all rows (0 outside the training rows): Yᵀ U = Xᵀ Ua, row-major
+    C = (_GRAM_LAST["XT"] @ Ua - np.outer(mu, U.sum(0))).T / np.where(s > 0, s, np.inf)[:, None]  # Vᵀ = Σ⁻¹Uᵀ(Y - 1μᵀ); 0 for s = 0
     return C, mu, U * s  # the training rows' scores: UΣ
 
 def pca_ridge_predict(adata:ad.AnnData, fold:Fold, queries, n_pcs:int=50, alpha:float=1.0,
@@ -750,15 +753,15 @@ def _pca_ridge(adata, fold, queries, n_pcs, alpha, cell_line_term):
         raise ValueError(f"pca_ridge needs at least 3 training profiles with a SMILES, the fold has {len(tr)}; "
                          "add SMILES to obs['smiles'] or drop 'pca_ridge' from the methods")
     lines = np.array(sorted(set(adata.obs.cell_line.to_numpy()[tr])))
-    onehot = adata.obs.cell_line.to_numpy()[:, None] == lines[None, :]
-    feats = np.hstack([F, onehot]).astype(np.float64) if cell_line_term else F.astype(np.float64)
+    onehot = lambda r: adata.obs.cell_line.to_numpy()[r, None] == lines[None, :]
+    feats = lambda r: np.hstack([F[r], onehot(r)]).astype(np.float64) if cell_line_term else F[r].astype(np.float64)  # rows r only
     n_comp = max(1, min(n_pcs, len(tr) - 1, adata.n_vars - 1))
     C, mu, Z = _fit_pca(adata, tr, n_comp)
-    reg = Ridge(alpha=alpha).fit(feats[tr], Z)
+    reg = Ridge(alpha=alpha).fit(feats(tr), Z)
     queries = np.asarray(queries)
     P = np.zeros((len(queries), adata.n_vars), np.float32)
     ok = has[queries]
-    if ok.any(): P[ok] = reg.predict(feats[queries[ok]]) @ C + mu  # the inverse transform (as sklearn's PCA.inverse_transform)
+    if ok.any(): P[ok] = reg.predict(feats(queries[ok])) @ C + mu  # the inverse transform (as sklearn's PCA.inverse_transform)
     return P, ["ok" if o else "no_smiles" for o in ok]
 
 # %% ../nbs/21_lgr.ipynb #e320aadd
@@ -966,6 +969,10 @@ def score_predictions(adata:ad.AnnData, P:np.ndarray, info:pd.DataFrame, genes=N
                       inv:np.ndarray|None=None, # each query's row of P when P holds distinct rows (`predict_fold_distinct`)
                      ) -> pd.DataFrame:
     "`info` with metric columns filled for the scored queries (ranked: top-n precision; continuous: on `genes`)."
+    return pd.concat([info, pd.DataFrame(metric_columns(adata, P, info, genes, inv), index=info.index)], axis=1)
+
+def metric_columns(adata:ad.AnnData, P:np.ndarray, info:pd.DataFrame, genes=None, inv:np.ndarray|None=None) -> dict:
+    "The metric columns of `score_predictions` (NaN where a query is not scored), as a dict of arrays: one frame is built per method."
     ok = info.status.isin(SCORED).to_numpy()
     rows = info.row.to_numpy()[ok]
     if adata.uns.get("kind") == "ranked":
@@ -977,9 +984,9 @@ def score_predictions(adata:ad.AnnData, P:np.ndarray, info:pd.DataFrame, genes=N
         T = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
         g = np.arange(adata.n_vars) if genes is None else genes
         sc = continuous_scores(P[ok][:, g].astype(np.float64), T[:, g])
-    info = info.copy()
-    for name, v in sc.items(): info.loc[ok, name] = v
-    return info
+    cols = {name: np.full(len(info), np.nan) for name in sc}
+    for name, v in sc.items(): cols[name][ok] = v
+    return cols
 
 def evaluate_folds(adata:ad.AnnData, folds:list[Fold], task:str, # results.json task name, e.g. 'tahoe_unseen_drug'
                    methods=BASELINES, k:int=10, selections:dict|None=None, hybrid_threshold:int=5,
@@ -993,13 +1000,14 @@ def evaluate_folds(adata:ad.AnnData, folds:list[Fold], task:str, # results.json 
         q = fold.queries if queries is None else np.intersect1d(fold.queries, np.asarray(queries, dtype=int))
         if not len(q): continue
         genes = metric_genes(adata, fold, n_hvg, hvg_from)
-        psize = pd.Series(pool_sizes(adata, fold, q), index=q)
+        psize = pool_sizes(adata, fold, q)  # in the order of q, the order of each method's info rows
         for m in methods:
             if m in TRAIN_LINES_METHODS and fold.pool_from != "line_train_drugs": continue  # the same as their base method here
             U, inv, info = predict_fold_distinct(adata, fold, m, q, k, selections, hybrid_threshold, seed)
             if m in LGR_METHODS: info["truncated"] = [bool((selections or {}).get(int(r), {}).get("truncated", False)) for r in info.row]
-            frames.append(score_predictions(adata, U, info, genes, inv).assign(task=task, regime=fold.regime, fold=fold.index, method=m,
-                                                                          pool_size=psize[info.row].to_numpy(), split=fold.split))
+            cols = dict(metric_columns(adata, U, info, genes, inv), task=task, regime=fold.regime, fold=fold.index, method=m,
+                        pool_size=psize, split=fold.split)
+            frames.append(pd.concat([info, pd.DataFrame(cols, index=info.index)], axis=1))
     if not frames: return pd.DataFrame(columns=["drug", "cell_line", *sorted(_INFO_COLS - {"drug", "cell_line"})])
     df = pd.concat(frames, ignore_index=True)
     df.insert(0, "drug", adata.obs.perturbation.to_numpy()[df.row]); df.insert(1, "cell_line", adata.obs.cell_line.to_numpy()[df.row])
