@@ -6,21 +6,22 @@
 __all__ = ['SALT_WORDS', 'SYNONYMS', 'FP_SIMILARITY', 'CONTROL_NAMES', 'REGIMES', 'POOL_FROM', 'REGIME_POOL', 'SPLIT_COLUMNS',
            'SPLIT_VALUES', 'LGR_ROLE', 'LGR_CANDIDATES', 'LGR_TASK', 'LGR_CRITERIA', 'FORMAT_TEXT',
            'FORMAT_JSON_EMBEDDED', 'LGR_INSTRUCTIONS', 'AGGREGATIONS', 'BASELINES', 'CHEM_METHODS', 'LGR_METHODS',
-           'RANDOM_METHODS', 'POOL_METHODS', 'TRAIN_LINES_METHODS', 'SCORED', 'INFORMATION', 'SEES_HELDOUT',
-           'CONTINUOUS_METRICS', 'HVG_FROM', 'NEIGHBOR_FIELDS', 'SUBSET_ONLY_ANSWERED', 'DATASETS', 'DATASET_REGIMES',
-           'lgr_params', 'normalize_name', 'name_key', 'strip_salt', 'molecule_table', 'parent_inchikey', 'molecule_id',
-           'resolve_molecule', 'annotate_molecules', 'morgan_fingerprint', 'fingerprint_matrix', 'tanimoto',
-           'fp_cosine', 'is_control', 'rank_scores', 'annotate_profiles', 'tahoe_profiles', 'l1000_profiles',
-           'sim_profiles', 'pseudobulk_profiles', 'Fold', 'regime_folds', 'pool_rows', 'pool_sizes', 'candidate_pool',
-           'read_split_file', 'split_labels', 'split_fold', 'display_cell_line', 'lgr_prompt', 'lgr_schema',
-           'final_answer_names', 'Selection', 'parse_final_answer', 'render_final_answer', 'rank_weights', 'as_float64',
-           'group_weights', 'distinct_weighted_predictions', 'weighted_predictions', 'pca_ridge_predict',
-           'chem_pool_neighbors', 'method_pool', 'predict_fold', 'predict_fold_distinct', 'information_table',
-           'first_pool_selections', 'uses_heldout', 'hvg_index', 'metric_genes', 'topn_precision',
-           'distinct_topn_precision', 'k_smallest_mask', 'snap_scores', 'continuous_scores', 'score_predictions',
-           'metric_columns', 'evaluate_folds', 'summarize', 'bootstrap_ci', 'summarize_ci', 'paired_test',
-           'llm_query_rows', 'selection_requests', 'selection_record', 'lgr_max_tokens', 'run_selections',
-           'write_neighbors', 'read_neighbors', 'llm_subset_tasks', 'load_dataset', 'lgr_tasks', 'plot_regimes']
+           'RANDOM_METHODS', 'POOL_METHODS', 'TRAIN_LINES_METHODS', 'SCORED', 'GRAM_PCA_MAX_ROWS', 'INFORMATION',
+           'SEES_HELDOUT', 'CONTINUOUS_METRICS', 'HVG_FROM', 'NEIGHBOR_FIELDS', 'SUBSET_ONLY_ANSWERED', 'DATASETS',
+           'DATASET_REGIMES', 'lgr_params', 'normalize_name', 'name_key', 'strip_salt', 'molecule_table',
+           'parent_inchikey', 'molecule_id', 'resolve_molecule', 'annotate_molecules', 'morgan_fingerprint',
+           'fingerprint_matrix', 'tanimoto', 'fp_cosine', 'is_control', 'rank_scores', 'annotate_profiles',
+           'tahoe_profiles', 'l1000_profiles', 'sim_profiles', 'pseudobulk_profiles', 'Fold', 'regime_folds',
+           'pool_rows', 'pool_sizes', 'candidate_pool', 'read_split_file', 'split_labels', 'split_fold',
+           'display_cell_line', 'lgr_prompt', 'lgr_schema', 'final_answer_names', 'Selection', 'parse_final_answer',
+           'render_final_answer', 'rank_weights', 'as_float64', 'group_weights', 'distinct_weighted_predictions',
+           'weighted_predictions', 'pca_ridge_predict', 'chem_pool_neighbors', 'method_pool', 'predict_fold',
+           'predict_fold_distinct', 'information_table', 'first_pool_selections', 'uses_heldout', 'hvg_index',
+           'metric_genes', 'topn_precision', 'distinct_topn_precision', 'k_smallest_mask', 'snap_scores',
+           'continuous_scores', 'score_predictions', 'metric_columns', 'evaluate_folds', 'summarize', 'bootstrap_ci',
+           'summarize_ci', 'paired_test', 'llm_query_rows', 'selection_requests', 'selection_record', 'lgr_max_tokens',
+           'run_selections', 'write_neighbors', 'read_neighbors', 'llm_subset_tasks', 'load_dataset', 'lgr_tasks',
+           'plot_regimes']
 
 # %% ../nbs/21_lgr.ipynb #8d66b81a
 import functools, hashlib, json, re
@@ -709,12 +710,14 @@ def _fit_pca(adata, tr, n_comp):
     key = (id(adata.X), n_comp, tr.tobytes())  # the memo holds X, so its id cannot pass to another matrix meanwhile
     if _PCA_LAST.get("key") != key:
         Y = as_float64(adata.X)[tr]  # float64: float32 sums moved results by 1e-6 with the BLAS thread count
-        if sp.issparse(Y): fit = _gram_pca(adata.X, tr, Y, n_comp)
-        else:
-            pca = PCA(n_comp, svd_solver="full", random_state=0).fit(Y)
+        if sp.issparse(Y) and adata.n_obs <= GRAM_PCA_MAX_ROWS: fit = _gram_pca(adata.X, tr, Y, n_comp)
+        else:  # dense: the exact SVD; many sparse rows: ARPACK (a rows × rows Gram matrix would not fit)
+            pca = PCA(n_comp, svd_solver="arpack" if sp.issparse(Y) else "full", random_state=0).fit(Y)
             fit = (pca.components_, pca.mean_, pca.transform(Y))
         _PCA_LAST.update(key=key, X=adata.X, fit=fit)
     return _PCA_LAST["fit"]
+
+GRAM_PCA_MAX_ROWS = 3000  # sparse data with at most this many profiles: PCA from the Gram matrix (72 MB at 3,000), ARPACK above
 
 _GRAM_LAST = {}  # the Gram matrix of the last sparse matrix: every fold's training rows are a block of it
 
