@@ -6,17 +6,19 @@
 __all__ = ['SALT_WORDS', 'SYNONYMS', 'FP_SIMILARITY', 'CONTROL_NAMES', 'REGIMES', 'POOL_FROM', 'REGIME_POOL', 'SPLIT_COLUMNS',
            'SPLIT_VALUES', 'LGR_ROLE', 'LGR_CANDIDATES', 'LGR_TASK', 'LGR_CRITERIA', 'FORMAT_TEXT',
            'FORMAT_JSON_EMBEDDED', 'LGR_INSTRUCTIONS', 'AGGREGATIONS', 'BASELINES', 'CHEM_METHODS', 'LGR_METHODS',
-           'RANDOM_METHODS', 'POOL_METHODS', 'TRAIN_LINES_METHODS', 'SCORED', 'INFORMATION', 'SEES_HELDOUT',
-           'CONTINUOUS_METRICS', 'HVG_FROM', 'NEIGHBOR_FIELDS', 'SUBSET_ONLY_ANSWERED', 'DATASETS', 'DATASET_REGIMES',
-           'lgr_params', 'normalize_name', 'name_key', 'strip_salt', 'molecule_table', 'parent_inchikey', 'molecule_id',
-           'resolve_molecule', 'annotate_molecules', 'morgan_fingerprint', 'fingerprint_matrix', 'tanimoto',
-           'fp_cosine', 'is_control', 'rank_scores', 'annotate_profiles', 'tahoe_profiles', 'l1000_profiles',
-           'sim_profiles', 'pseudobulk_profiles', 'Fold', 'regime_folds', 'pool_rows', 'pool_sizes', 'candidate_pool',
-           'read_split_file', 'split_labels', 'split_fold', 'display_cell_line', 'lgr_prompt', 'lgr_schema',
-           'final_answer_names', 'Selection', 'parse_final_answer', 'render_final_answer', 'rank_weights',
-           'group_weights', 'weighted_predictions', 'pca_ridge_predict', 'chem_pool_neighbors', 'method_pool',
-           'predict_fold', 'information_table', 'first_pool_selections', 'uses_heldout', 'hvg_index', 'metric_genes',
-           'topn_precision', 'continuous_scores', 'score_predictions', 'evaluate_folds', 'summarize', 'bootstrap_ci',
+           'RANDOM_METHODS', 'POOL_METHODS', 'TRAIN_LINES_METHODS', 'SCORED', 'GRAM_PCA_MAX_ROWS', 'INFORMATION',
+           'SEES_HELDOUT', 'CONTINUOUS_METRICS', 'HVG_FROM', 'NEIGHBOR_FIELDS', 'SUBSET_ONLY_ANSWERED', 'DATASETS',
+           'DATASET_REGIMES', 'lgr_params', 'normalize_name', 'name_key', 'strip_salt', 'molecule_table',
+           'parent_inchikey', 'molecule_id', 'resolve_molecule', 'annotate_molecules', 'morgan_fingerprint',
+           'fingerprint_matrix', 'tanimoto', 'fp_cosine', 'is_control', 'rank_scores', 'annotate_profiles',
+           'tahoe_profiles', 'l1000_profiles', 'sim_profiles', 'pseudobulk_profiles', 'Fold', 'regime_folds',
+           'pool_rows', 'pool_sizes', 'candidate_pool', 'read_split_file', 'split_labels', 'split_fold',
+           'display_cell_line', 'lgr_prompt', 'lgr_schema', 'final_answer_names', 'Selection', 'parse_final_answer',
+           'render_final_answer', 'rank_weights', 'as_float64', 'group_weights', 'distinct_weighted_predictions',
+           'weighted_predictions', 'pca_ridge_predict', 'chem_pool_neighbors', 'method_pool', 'predict_fold',
+           'predict_fold_distinct', 'information_table', 'first_pool_selections', 'uses_heldout', 'hvg_index',
+           'metric_genes', 'topn_precision', 'distinct_topn_precision', 'k_smallest_mask', 'snap_scores',
+           'continuous_scores', 'score_predictions', 'metric_columns', 'evaluate_folds', 'summarize', 'bootstrap_ci',
            'summarize_ci', 'paired_test', 'llm_query_rows', 'selection_requests', 'selection_record', 'lgr_max_tokens',
            'run_selections', 'write_neighbors', 'read_neighbors', 'llm_subset_tasks', 'load_dataset', 'lgr_tasks',
            'plot_regimes']
@@ -613,19 +615,29 @@ def rank_weights(n:int, # number of ranked neighbours
     w = np.ones(n) if scheme == "uniform" else 1.0 / np.arange(1, n + 1)
     return w / w.sum() if n else w
 
+_F64_LAST = {}  # the last matrix converted: a fold's methods and the PCA read the same data object
+
+def as_float64(X):
+    "X (dense or sparse) as float64, converted once while the same matrix object asks again (the same values: float32 → float64 is exact)."
+    if X.dtype == np.float64: return X
+    if _F64_LAST.get("X") is not X: _F64_LAST.update(X=X, X64=X.astype(np.float64))  # holds X: its id cannot pass to another matrix
+    return _F64_LAST["X64"]
+
 def group_weights(groups:list, # one array of profile rows per neighbour
                   w:np.ndarray, # one weight per neighbour
                  ) -> tuple[np.ndarray, np.ndarray]:
     "(rows, weights) with each neighbour's weight split equally over its rows; empty groups dropped, renormalised."
-    pairs = [(np.asarray(g), np.full(len(g), wi / len(g))) for g, wi in zip(groups, w) if len(g)]
+    pairs = [(np.asarray(g), wi, len(g)) for g, wi in zip(groups, w) if len(g)]
     if not pairs: return np.zeros(0, int), np.zeros(0)
-    rows, ws = (np.concatenate(x) for x in zip(*pairs))
-    return rows, ws / ws.sum()
+    gs, wk, n = zip(*pairs)
+    n = np.array(n)
+    ws = np.repeat(np.asarray(wk) / n, n)  # each neighbour's weight split over its rows
+    return np.concatenate(gs), ws / ws.sum()
 
-def weighted_predictions(X, # profiles × genes (dense or sparse)
-                         weights:list, # (rows, weights) per query
-                        ) -> np.ndarray:
-    "Dense queries × genes: row q = Σ weights·X[rows] of query q (zeros for a query with no rows)."
+def distinct_weighted_predictions(X, # profiles × genes (dense or sparse)
+                                  weights:list, # (rows, weights) per query
+                                 ) -> tuple[np.ndarray, np.ndarray]:
+    "(U, inv): the distinct predictions once each (dense float32) and each query's row of U; `weighted_predictions` is U[inv]."
     uniq = {}  # queries with the same rows and weights (e.g. one cell mean per line) are computed once
     inv = np.array([uniq.setdefault((np.asarray(r).tobytes(), np.asarray(w).tobytes()), len(uniq)) for r, w in weights], int)
     weights = [weights[i] for i in np.unique(inv, return_index=True)[1]]
@@ -633,8 +645,15 @@ def weighted_predictions(X, # profiles × genes (dense or sparse)
     cat = lambda xs, dt: np.concatenate(xs).astype(dt) if len(xs) else np.zeros(0, dt)
     W = sp.csr_matrix((cat([w for _, w in weights], np.float64), cat([r for r, _ in weights], np.int64), indptr),
                       shape=(len(weights), X.shape[0]))
-    P = W @ X
-    return np.asarray(P.toarray() if sp.issparse(P) else P, dtype=np.float32)[inv]
+    P = W @ as_float64(X)  # the product is float64 anyway: X converted once per matrix, not once per call
+    return np.asarray(P.toarray() if sp.issparse(P) else P, dtype=np.float32), inv
+
+def weighted_predictions(X, # profiles × genes (dense or sparse)
+                         weights:list, # (rows, weights) per query
+                        ) -> np.ndarray:
+    "Dense queries × genes: row q = Σ weights·X[rows] of query q (zeros for a query with no rows)."
+    U, inv = distinct_weighted_predictions(X, weights)
+    return U[inv]
 
 # %% ../nbs/21_lgr.ipynb #0e3228e3
 BASELINES = ("cell_mean", "drug_mean", "pca_ridge", "pca_ridge@cell_line", "chem_knn", "chem_knn@tanimoto", "lgr@random",
@@ -686,14 +705,42 @@ def _chem_knn(adata:ad.AnnData, fold:Fold, queries, k:int, similarity:str="cosin
 _PCA_LAST = {}  # the last PCA fit: pca_ridge and pca_ridge@cell_line fit the same one on the same training rows
 
 def _fit_pca(adata, tr, n_comp):
-    "(PCA fitted on adata.X[tr], its scores), reused when the same data object and rows ask again (same numbers)."
+    "(components, mean, scores) of the PCA of adata.X[tr], reused when the same data object and rows ask again (same numbers)."
     from sklearn.decomposition import PCA
     key = (id(adata.X), n_comp, tr.tobytes())  # the memo holds X, so its id cannot pass to another matrix meanwhile
     if _PCA_LAST.get("key") != key:
-        Y = adata.X[tr].astype(np.float64)  # float64: float32 sums moved results by 1e-6 with the BLAS thread count
-        pca = PCA(n_comp, svd_solver="arpack" if sp.issparse(Y) else "full", random_state=0).fit(Y)
-        _PCA_LAST.update(key=key, X=adata.X, fit=(pca, pca.transform(Y)))
+        Y = as_float64(adata.X)[tr]  # float64: float32 sums moved results by 1e-6 with the BLAS thread count
+        if sp.issparse(Y) and adata.n_obs <= GRAM_PCA_MAX_ROWS: fit = _gram_pca(adata.X, tr, Y, n_comp)
+        else:  # dense: the exact SVD; many sparse rows: ARPACK (a rows × rows Gram matrix would not fit)
+            pca = PCA(n_comp, svd_solver="arpack" if sp.issparse(Y) else "full", random_state=0).fit(Y)
+            fit = (pca.components_, pca.mean_, pca.transform(Y))
+        _PCA_LAST.update(key=key, X=adata.X, fit=fit)
     return _PCA_LAST["fit"]
+
+GRAM_PCA_MAX_ROWS = 3000  # sparse data with at most this many profiles: PCA from the Gram matrix (72 MB at 3,000), ARPACK above
+
+_GRAM_LAST = {}  # the Gram matrix of the last sparse matrix: every fold's training rows are a block of it
+
+def _gram(X) -> np.ndarray:
+    "X·Xᵀ in float64 (rows × rows) of a sparse matrix, from dense blocks of 4,096 genes; computed once per matrix object."
+    if _GRAM_LAST.get("X") is not X:
+        Xc, K = as_float64(X).tocsc(), np.zeros((X.shape[0], X.shape[0]))
+        for j in range(0, X.shape[1], 4096):
+            B = Xc[:, j:j + 4096].toarray(); K += B @ B.T
+        _GRAM_LAST.update(X=X, K=K, XT=Xc.T)  # holds X: its id cannot pass to another matrix; XT: Xᵀ as CSR (genes × rows)
+    return _GRAM_LAST["K"]
+
+def _gram_pca(X, tr, Y, n_comp):
+    "PCA of the sparse rows Y = X[tr]: the top eigenvectors U of their centred Gram matrix (the operator ARPACK iterates on, solved at once)."
+    import scipy.linalg
+    mu = np.asarray(Y.mean(0)).ravel()
+    Ym = Y @ mu
+    K = _gram(X)[np.ix_(tr, tr)] - Ym[:, None] - Ym[None, :] + mu @ mu  # (Y - 1μᵀ)(Y - 1μᵀ)ᵀ
+    w, U = scipy.linalg.eigh(K, subset_by_index=[len(tr) - n_comp, len(tr) - 1])
+    s, U = np.sqrt(np.clip(w[::-1], 0, None)), U[:, ::-1]  # singular values, largest first
+    Ua = np.zeros((X.shape[0], U.shape[1])); Ua[tr] = U  # U on all rows (0 outside the training rows): Yᵀ U = Xᵀ Ua, row-major
+    C = (_GRAM_LAST["XT"] @ Ua - np.outer(mu, U.sum(0))).T / np.where(s > 0, s, np.inf)[:, None]  # Vᵀ = Σ⁻¹Uᵀ(Y - 1μᵀ); 0 for s = 0
+    return C, mu, U * s  # the training rows' scores: UΣ
 
 def pca_ridge_predict(adata:ad.AnnData, fold:Fold, queries, n_pcs:int=50, alpha:float=1.0,
                       cell_line_term:bool=False, # add a one-hot of the training cell lines to the features (the project's addition)
@@ -709,15 +756,15 @@ def _pca_ridge(adata, fold, queries, n_pcs, alpha, cell_line_term):
         raise ValueError(f"pca_ridge needs at least 3 training profiles with a SMILES, the fold has {len(tr)}; "
                          "add SMILES to obs['smiles'] or drop 'pca_ridge' from the methods")
     lines = np.array(sorted(set(adata.obs.cell_line.to_numpy()[tr])))
-    onehot = adata.obs.cell_line.to_numpy()[:, None] == lines[None, :]
-    feats = np.hstack([F, onehot]).astype(np.float64) if cell_line_term else F.astype(np.float64)
+    onehot = lambda r: adata.obs.cell_line.to_numpy()[r, None] == lines[None, :]
+    feats = lambda r: np.hstack([F[r], onehot(r)]).astype(np.float64) if cell_line_term else F[r].astype(np.float64)  # rows r only
     n_comp = max(1, min(n_pcs, len(tr) - 1, adata.n_vars - 1))
-    pca, Z = _fit_pca(adata, tr, n_comp)
-    reg = Ridge(alpha=alpha).fit(feats[tr], Z)
+    C, mu, Z = _fit_pca(adata, tr, n_comp)
+    reg = Ridge(alpha=alpha).fit(feats(tr), Z)
     queries = np.asarray(queries)
     P = np.zeros((len(queries), adata.n_vars), np.float32)
     ok = has[queries]
-    if ok.any(): P[ok] = pca.inverse_transform(reg.predict(feats[queries[ok]]))
+    if ok.any(): P[ok] = reg.predict(feats(queries[ok])) @ C + mu  # the inverse transform (as sklearn's PCA.inverse_transform)
     return P, ["ok" if o else "no_smiles" for o in ok]
 
 # %% ../nbs/21_lgr.ipynb #e320aadd
@@ -776,10 +823,17 @@ def predict_fold(adata:ad.AnnData, # profiles (annotated)
                  hybrid_threshold:int=5, seed:int=0,
                 ) -> tuple[np.ndarray, pd.DataFrame]:
     "(queries × genes predictions, per-query info: row, status, k_used, fallback) of one method on one fold."
+    U, inv, info = predict_fold_distinct(adata, fold, method, queries, k, selections, hybrid_threshold, seed)
+    return U[inv], info
+
+def predict_fold_distinct(adata:ad.AnnData, fold:Fold, method:str, queries=None, k:int=10, selections:dict|None=None,
+                          hybrid_threshold:int=5, seed:int=0) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    "`predict_fold` as (U, inv, info): its predictions are U[inv], each distinct weighting computed (and later ranked) once."
     queries = np.asarray(fold.queries if queries is None else queries, dtype=int)
     info = None
     if method.startswith("pca_ridge") and method in BASELINES:
-        P, status = pca_ridge_predict(adata, fold, queries, cell_line_term=method == "pca_ridge@cell_line")
+        U, status = pca_ridge_predict(adata, fold, queries, cell_line_term=method == "pca_ridge@cell_line")
+        inv = np.arange(len(queries))
     else:
         if method in ("cell_mean", "drug_mean"):
             key = "cell_line" if method == "cell_mean" else "molecule_id"
@@ -789,9 +843,9 @@ def predict_fold(adata:ad.AnnData, # profiles (annotated)
         elif method in POOL_METHODS:
             W, status, info = _pool_weights(adata, fold, queries, method, k, selections, hybrid_threshold, seed + fold.index)
         else: raise ValueError(f"unknown method {method!r}; use one of {BASELINES + LGR_METHODS}")
-        P = weighted_predictions(adata.X, W)
+        U, inv = distinct_weighted_predictions(adata.X, W)
     k_used, fb = zip(*info) if info else ([np.nan] * len(queries), [False] * len(queries))
-    return P, pd.DataFrame(dict(row=queries, status=status, k_used=list(k_used), fallback=list(fb)))
+    return U, inv, pd.DataFrame(dict(row=queries, status=status, k_used=list(k_used), fallback=list(fb)))
 
 # %% ../nbs/21_lgr.ipynb #b0c1d2e3
 _CLOSED = "responses of training rows only"
@@ -867,10 +921,37 @@ def topn_precision(P:np.ndarray, # queries × genes predicted scores
     else:  # as topk_precision (snapped scores, ties by the lower gene index: the same sets on every CPU), each distinct row once
         ids = {}  # identical predictions (a line's cell mean, the global training mean) are ranked once
         inv = np.array([ids.setdefault(hashlib.blake2b(p).digest(), len(ids)) for p in P], int)
-        S = snap(P[np.unique(inv, return_index=True)[1]])
-        hits = lambda mask, T: np.take_along_axis(mask[inv], T, 1).sum(1) / n
-        up, down = hits(smallest_k_mask(-S, n), true_up), hits(smallest_k_mask(S, n), true_down)
+        return distinct_topn_precision(P[np.unique(inv, return_index=True)[1]], inv, true_up, true_down)
     return {f"precision_at_{n}": (up + down) / 2, f"precision_up_at_{n}": up, f"precision_down_at_{n}": down}
+
+def distinct_topn_precision(U:np.ndarray, # distinct predicted rows (float)
+                            inv:np.ndarray, # each query's row of U
+                            true_up:np.ndarray, true_down:np.ndarray, # queries × n true gene indices
+                           ) -> dict[str, np.ndarray]:
+    "`topn_precision` of U[inv], each row of U that a query uses ranked once (no hashing: the caller knows which rows are equal)."
+    n = true_up.shape[1]
+    used, inv = np.unique(inv, return_inverse=True)
+    S = snap_scores(np.ascontiguousarray(U[used]))
+    hits = lambda mask, T: mask[inv[:, None], T].sum(1) / n
+    up, down = hits(k_smallest_mask(-S, n), true_up), hits(k_smallest_mask(S, n), true_down)
+    return {f"precision_at_{n}": (up + down) / 2, f"precision_up_at_{n}": up, f"precision_down_at_{n}": down}
+
+def k_smallest_mask(O:np.ndarray, k:int) -> np.ndarray:
+    "`neighbours.smallest_k_mask` (the same mask): rows with exactly k values at or below their k-th need no tie count; the rest get its rule."
+    m = O <= np.partition(O, k - 1, axis=1)[:, [k - 1]]
+    other = np.flatnonzero(m.sum(1) != k)  # ties across the k-th place, or NaN: ties to the lower column, NaN last
+    if len(other): m[other] = smallest_k_mask(O[other], k)
+    return m
+
+def snap_scores(a:np.ndarray) -> np.ndarray:
+    "`neighbours.snap` (the same values), done on the bits for float32: round-half-even to 18 significant bits is integer arithmetic."
+    if a.dtype != np.float32: return snap(a)
+    u = a.view(np.uint32)
+    s = ((u + (np.uint32(0x1F) + ((u >> np.uint32(6)) & np.uint32(1)))) & np.uint32(0xFFFFFFC0)).view(np.float32)  # 6 bits dropped
+    e = u & np.uint32(0x7F800000)
+    odd = ((e == 0) & ((u & np.uint32(0x7FFFFFFF)) != 0)) | (e == np.uint32(0x7F800000))  # subnormal, inf, nan: snap's own rule
+    if odd.any(): s[odd] = snap(a[odd])
+    return s
 
 def continuous_scores(P:np.ndarray, T:np.ndarray) -> dict[str, np.ndarray]:
     "Per query (row): the CONTINUOUS_METRICS of prediction P[i] against truth T[i], every row at once (the same formulas)."
@@ -887,20 +968,28 @@ def continuous_scores(P:np.ndarray, T:np.ndarray) -> dict[str, np.ndarray]:
             "r2_linreg": r ** 2, "r2": r2}
 
 # %% ../nbs/21_lgr.ipynb #f6bb5190
-def score_predictions(adata:ad.AnnData, P:np.ndarray, info:pd.DataFrame, genes=None) -> pd.DataFrame:
+def score_predictions(adata:ad.AnnData, P:np.ndarray, info:pd.DataFrame, genes=None,
+                      inv:np.ndarray|None=None, # each query's row of P when P holds distinct rows (`predict_fold_distinct`)
+                     ) -> pd.DataFrame:
     "`info` with metric columns filled for the scored queries (ranked: top-n precision; continuous: on `genes`)."
+    return pd.concat([info, pd.DataFrame(metric_columns(adata, P, info, genes, inv), index=info.index)], axis=1)
+
+def metric_columns(adata:ad.AnnData, P:np.ndarray, info:pd.DataFrame, genes=None, inv:np.ndarray|None=None) -> dict:
+    "The metric columns of `score_predictions` (NaN where a query is not scored), as a dict of arrays: one frame is built per method."
     ok = info.status.isin(SCORED).to_numpy()
     rows = info.row.to_numpy()[ok]
     if adata.uns.get("kind") == "ranked":
-        sc = topn_precision(P[ok], adata.obsm["true_up"][rows], adata.obsm["true_down"][rows])
+        T = adata.obsm["true_up"][rows], adata.obsm["true_down"][rows]
+        sc = topn_precision(P[ok], *T) if inv is None else distinct_topn_precision(P, inv[ok], *T)
     else:
+        if inv is not None: P = P[inv]
         X = adata.X[rows]
         T = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
         g = np.arange(adata.n_vars) if genes is None else genes
         sc = continuous_scores(P[ok][:, g].astype(np.float64), T[:, g])
-    info = info.copy()
-    for name, v in sc.items(): info.loc[ok, name] = v
-    return info
+    cols = {name: np.full(len(info), np.nan) for name in sc}
+    for name, v in sc.items(): cols[name][ok] = v
+    return cols
 
 def evaluate_folds(adata:ad.AnnData, folds:list[Fold], task:str, # results.json task name, e.g. 'tahoe_unseen_drug'
                    methods=BASELINES, k:int=10, selections:dict|None=None, hybrid_threshold:int=5,
@@ -914,13 +1003,14 @@ def evaluate_folds(adata:ad.AnnData, folds:list[Fold], task:str, # results.json 
         q = fold.queries if queries is None else np.intersect1d(fold.queries, np.asarray(queries, dtype=int))
         if not len(q): continue
         genes = metric_genes(adata, fold, n_hvg, hvg_from)
-        psize = pd.Series(pool_sizes(adata, fold, q), index=q)
+        psize = pool_sizes(adata, fold, q)  # in the order of q, the order of each method's info rows
         for m in methods:
             if m in TRAIN_LINES_METHODS and fold.pool_from != "line_train_drugs": continue  # the same as their base method here
-            P, info = predict_fold(adata, fold, m, q, k=k, selections=selections, hybrid_threshold=hybrid_threshold, seed=seed)
+            U, inv, info = predict_fold_distinct(adata, fold, m, q, k, selections, hybrid_threshold, seed)
             if m in LGR_METHODS: info["truncated"] = [bool((selections or {}).get(int(r), {}).get("truncated", False)) for r in info.row]
-            frames.append(score_predictions(adata, P, info, genes).assign(task=task, regime=fold.regime, fold=fold.index, method=m,
-                                                                          pool_size=psize[info.row].to_numpy(), split=fold.split))
+            cols = dict(metric_columns(adata, U, info, genes, inv), task=task, regime=fold.regime, fold=fold.index, method=m,
+                        pool_size=psize, split=fold.split)
+            frames.append(pd.concat([info, pd.DataFrame(cols, index=info.index)], axis=1))
     if not frames: return pd.DataFrame(columns=["drug", "cell_line", *sorted(_INFO_COLS - {"drug", "cell_line"})])
     df = pd.concat(frames, ignore_index=True)
     df.insert(0, "drug", adata.obs.perturbation.to_numpy()[df.row]); df.insert(1, "cell_line", adata.obs.cell_line.to_numpy()[df.row])
