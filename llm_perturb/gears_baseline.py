@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 import anndata as ad
+import h5py
 
 from .data import gears_perturbation, load_gene2go, data_dir
 from .paths import repo_root
@@ -106,15 +107,14 @@ def h5ad_part(path, # an .h5ad file (only read)
               key:str, # one of its elements: 'var', 'obs', 'X', 'uns/<name>', ...
              ):
     "One element of an .h5ad file, read alone (a GEARS file's `uns` holds thousands of small arrays: reading it costs seconds)"
-    import h5py
-    from anndata.io import read_elem
+    try: from anndata.io import read_elem  # anndata >= 0.11
+    except ImportError: from anndata.experimental import read_elem  # anndata 0.10
     with h5py.File(path, 'r') as f:
         if key not in f: raise KeyError(f"{path} has no element {key!r} (it has {sorted(f)})")
         return read_elem(f[key])
 
 def _has_de_lists(path)->bool:
     "Whether a GEARS file's uns holds the DE lists GEARS computes for a new data set"
-    import h5py
     with h5py.File(path, 'r') as f: return 'uns' in f and {'non_zeros_gene_idx', 'rank_genes_groups_cov_all'} <= set(f['uns'])
 
 def write_gears_workdir(gears_file, # the user's GEARS perturb_processed.h5ad (only read)
@@ -145,7 +145,6 @@ def write_gears_workdir(gears_file, # the user's GEARS perturb_processed.h5ad (o
     folder.mkdir(parents=True, exist_ok=True)
     a.write_h5ad(folder / 'perturb_processed.h5ad')
     if de_lists:
-        import h5py
         with h5py.File(gears_file, 'r') as src, h5py.File(folder / 'perturb_processed.h5ad', 'r+') as dst:
             if 'uns' in dst: del dst['uns']
             src.copy(src['uns'], dst, 'uns')  # every uns entry (GEARS reads those of the kept conditions), attributes included

@@ -13,14 +13,18 @@ import pytest
 from ci_lib import ROOT
 
 FLAG = re.compile(r"^#\|\s*(\S+)\s*$", re.M)
-WRITERS = {"save_table", "save_figure", "write_results", "register_regression"}
+WRITERS = {"save_table", "save_figure", "write_results", "record_regression"}
+
+
+def _tree(src: str) -> ast.Module:
+    "A cell's code as Python (IPython's %magic and !shell lines left out)."
+    return ast.parse("\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!"))))
 
 
 def _names(src: str) -> tuple[set, set]:
     "(names a cell's code assigns, names it reads before assigning them itself)."
-    tree = ast.parse("\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!"))))
     stored, loaded = set(), set()
-    for n in ast.walk(tree):
+    for n in ast.walk(_tree(src)):
         if isinstance(n, ast.Name): (stored if isinstance(n.ctx, (ast.Store, ast.Del)) else loaded).add(n.id)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): stored.add(n.name)
         elif isinstance(n, (ast.Import, ast.ImportFrom)): stored |= {(a.asname or a.name).split(".")[0] for a in n.names}
@@ -31,7 +35,7 @@ def _names(src: str) -> tuple[set, set]:
 def _writes(src: str) -> list[str]:
     "What a cell's code writes as a result: calls of WRITERS, assignments into `metrics`."
     out = []
-    for n in ast.walk(ast.parse("\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!"))))):
+    for n in ast.walk(_tree(src)):
         if isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", None)) in WRITERS:
             out.append(getattr(n.func, "id", getattr(n.func, "attr", "")) + "()")
         if isinstance(n, (ast.Assign, ast.AugAssign)):
@@ -42,7 +46,7 @@ def _writes(src: str) -> list[str]:
 
 def demo_problems(cells: list[dict]) -> list[str]:
     "Why skipping the `#| demo` cells of a notebook's `cells` (nbformat dicts) would change a run; [] when it would not."
-    problems, last = [], {}  # name -> id of the cell that last assigned it
+    problems, last = [], {}  # name -> (id of the cell that last assigned it, whether that cell is a demo)
     for i, c in enumerate(cells):
         if c["cell_type"] != "code": continue
         src, cid = "".join(c["source"]), c.get("id", str(i))
