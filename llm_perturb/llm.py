@@ -552,6 +552,7 @@ class Budget:
     truncated: int = 0  # answers cut at max_tokens (finish_reason 'length'), cached ones included
     not_sent: list = field(default_factory=list)  # reasons of the requests that were not sent
     plan: list = field(default_factory=list)  # dry run: one row per batch
+    estimate: bool = True  # dry run: count the new prompts' tokens and price them in `plan` (False: count the calls only)
     unpriced: set = field(default_factory=set)  # models litellm has no price for (their cost is unknown)
     answered: int = 0  # new calls the server answered (with any answer, even a bad one)
     first_error: str|None = None  # the first failed call's error
@@ -824,8 +825,10 @@ def _estimate(model:str, messages:list, max_tokens:int) -> tuple[int, float|None
     try: return n, float(sum(litellm.cost_per_token(model=model, prompt_tokens=n, completion_tokens=max_tokens)))
     except Exception: return n, None
 
-def _plan_row(model, msgs, n_requests, n_cached, max_tokens) -> dict:
-    "A dry run's line for one batch: requests, cache hits, estimated tokens and cost of the new calls."
+def _plan_row(model, msgs, n_requests, n_cached, max_tokens, estimate:bool=True) -> dict:
+    "A dry run's line for one batch: requests, cache hits, estimated tokens and cost of the new calls (None without `estimate`)."
+    if not estimate: return dict(model=model, requests=n_requests, cached=n_cached, new=len(msgs), prompt_tokens=None,
+                                 completion_tokens_max=max_tokens * len(msgs), cost_usd_max=None)
     est = [_estimate(model, m, max_tokens) for m in msgs]
     costs = [c for _, c in est]
     return dict(model=model, requests=n_requests, cached=n_cached, new=len(msgs),
@@ -1025,7 +1028,8 @@ def complete_many(prompts:list, # strings or lists of chat messages
     mode = output or (output_mode(model) if todo else OUTPUT_MODES[0])
     if todo and not budget.dry_run: conn = _with_key(model, api_base, conn)
     if budget.dry_run and todo:
-        budget.plan.append(_plan_row(model, [msgs[i] for _, i in todo], len(prompts), len(set(keys)) - len(todo), max_tokens))
+        budget.plan.append(_plan_row(model, [msgs[i] for _, i in todo], len(prompts), len(set(keys)) - len(todo), max_tokens,
+                                     budget.estimate))
     bar = tqdm(total=len(todo), desc=f"LLM {model}", disable=not progress or not todo or budget.dry_run)
 
     batch = _Batch(model, msgs, params, conn, extra, schema, mode, cache, budget, limit, retries, backoff, timeout, bar,

@@ -113,7 +113,7 @@ def plan_requests(requests:pd.DataFrame, # the requests (model, prompt, schema)
     cache = cache if isinstance(cache, ResponseCache) else ResponseCache(cache)
     hit = pd.Series(False, index=requests.index)
     for rows in _batches(requests):
-        res = _send(rows, cache=cache, budget=Budget(dry_run=True), system=system, max_tokens=max_tokens,
+        res = _send(rows, cache=cache, budget=Budget(dry_run=True, estimate=False), system=system, max_tokens=max_tokens,
                     temperature=temperature, seed=seed, progress=False)
         hit.loc[rows.index] = [r.cached for r in res]
     by = [b for b in by if b in requests] or ["model"]
