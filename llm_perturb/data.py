@@ -13,10 +13,10 @@ __all__ = ['DATA_ENV', 'DATA_SUBDIRS', 'FETCH_HINT', 'MANIFEST_COLUMNS', 'TEST_T
            'load_go_parents', 'symbol_map', 'normalize_symbols', 'ensembl_to_symbol', 'load_string', 'load_corum',
            'read_gmt', 'geneset_names', 'load_gmt', 'load_moabox', 'load_repurposing', 'annotate_l1000_compounds',
            'load_drugseq_design', 'load_singlecell', 'pseudobulk', 'pseudobulk_deltas', 'top_de_genes',
-           'gears_perturbation', 'read_gears', 'gears_de_lists', 'write_gears_example', 'write_gears_screen',
-           'read_tahoe_pseudobulk', 'read_limma', 'de_dataset_name', 'read_de_profiles', 'de_annotation',
-           'write_de_example', 'kfold_perturbations', 'unseen_drug_split', 'unseen_cell_line_split', 'downsample_train',
-           'check_profiles']
+           'gears_perturbation', 'h5ad_part', 'read_h5ad_lean', 'read_gears', 'gears_de_lists', 'write_gears_example',
+           'write_gears_screen', 'read_tahoe_pseudobulk', 'read_limma', 'de_dataset_name', 'read_de_profiles',
+           'de_annotation', 'write_de_example', 'kfold_perturbations', 'unseen_drug_split', 'unseen_cell_line_split',
+           'downsample_train', 'check_profiles']
 
 # %% ../nbs/01_data.ipynb #5d7f75e8
 import os, re, json, gzip, hashlib, functools, configparser, warnings
@@ -689,10 +689,43 @@ def _symbol_var_names(a:ad.AnnData, cols=('gene_name', 'gene_symbol', 'symbol', 
         a.var_names_make_unique()
     return a
 
-def read_gears(path # a GEARS `perturb_processed.h5ad`
+def _read_elem():
+    try: from anndata.io import read_elem  # anndata >= 0.11
+    except ImportError: from anndata.experimental import read_elem  # anndata 0.10
+    return read_elem
+
+def h5ad_part(path, # an .h5ad file (only read)
+              key:str, # one of its elements: 'var', 'obs', 'X', 'uns/<name>', ...
+             ):
+    "One element of an .h5ad file, read alone (a GEARS file's `uns` holds thousands of small arrays: reading it costs seconds)"
+    import h5py
+    with h5py.File(path, 'r') as f:
+        if key not in f: raise KeyError(f"{path} has no element {key!r} (it has {sorted(f)})")
+        return _read_elem()(f[key])
+
+def read_h5ad_lean(path, # an .h5ad file (only read)
+                   X:bool=True, # also read X (False: obs and var alone; X is None)
+                   uns=(), # names of the uns entries to read (those the file lacks are skipped)
+                  )->ad.AnnData:
+    "An .h5ad file's X, obs and var, with only the uns entries asked for; layers, obsm and raw left out (a GEARS file's uns holds thousands of small arrays: reading them costs seconds)"
+    import h5py
+    rd = _read_elem()
+    with h5py.File(path, 'r') as f:
+        try: obs, var = (rd(f[k]) if k in f else None for k in ('obs', 'var'))
+        except Exception: obs = var = None  # a layout `read_elem` does not know: anndata's reader below knows more
+        if isinstance(obs, pd.DataFrame) and isinstance(var, pd.DataFrame):  # else a layout anndata reads its own way (older files)
+            return ad.AnnData(X=rd(f['X']) if X and 'X' in f else None, obs=obs, var=var,
+                              uns={k: rd(f[f'uns/{k}']) for k in uns if f'uns/{k}' in f})
+    b = ad.read_h5ad(path, backed=None if X else 'r')
+    a = ad.AnnData(X=b.X if X else None, obs=b.obs.copy(), var=b.var.copy(), uns={k: b.uns[k] for k in uns if k in b.uns})
+    if not X: b.file.close()
+    return a
+
+def read_gears(path, # a GEARS `perturb_processed.h5ad`
+               uns=True, # its uns: all of it (True), or only these entries (e.g. ('top_non_dropout_de_20',); () or False: none)
               )->ad.AnnData:
     "Read a GEARS/Replogle perturb_processed.h5ad: obs perturbation ('control'), cell_line; var_names symbols"
-    a = ad.read_h5ad(path)
+    a = ad.read_h5ad(path) if uns is True else read_h5ad_lean(path, uns=() if uns is False else tuple(uns))
     if 'condition' not in a.obs: raise ValueError(f"{path}: obs has no 'condition' column, so it is not a GEARS "
                                                   "perturb_processed.h5ad; build obs['perturbation'] yourself")
     a.obs['perturbation'] = gears_perturbation(a.obs['condition'].astype(str))

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 import anndata as ad
 from .paths import repo_root, checkout_file, in_installed_copy
-from .data import data_dir, file_sha256, gears_perturbation, read_limma, read_de_profiles
+from .data import data_dir, file_sha256, gears_perturbation, read_limma, read_de_profiles, read_h5ad_lean
 from .origins import fetch
 
 # %% auto #0
@@ -71,7 +71,9 @@ def _guess_kind(x)->str:
             return 'perturbqa' if {'pert', 'gene', 'label'} <= cols else 'de'
         if not name.endswith('.h5ad'): raise ValueError(f"{p.name}: unknown format; give an .h5ad, a .csv/.tsv table, a .gct or a "
                                                        f"folder of limma topTables, or name the kind (one of {KINDS})")
-        a = ad.read_h5ad(p, backed='r'); obs, layers = a.obs, set(a.layers.keys()); a.file.close()
+        import h5py
+        obs = read_h5ad_lean(p, X=False).obs
+        with h5py.File(p, 'r') as f: layers = set(f['layers']) if 'layers' in f else set()
     if 'condition' in obs: return 'gears'
     if 'lfc' in layers: return 'de'
     if {'drugname_drugconc', 'drug', 'drugname'} & set(obs.columns): return 'tahoe'
@@ -95,8 +97,8 @@ def _read_limma_design(path)->ad.AnnData:
     except ValueError: return read_limma(path)  # names that say no design: the contrasts are all it has
 
 def _read_h5ad_obs(x)->ad.AnnData:
-    "An AnnData as is, or a file opened backed (its X is never loaded)"
-    return x if isinstance(x, ad.AnnData) else ad.read_h5ad(x, backed='r')
+    "An AnnData as is, or a file's obs and var (its X and uns are never read)"
+    return x if isinstance(x, ad.AnnData) else read_h5ad_lean(x, X=False)
 
 def measure(x, # a file, a folder of limma topTables, or an AnnData
             kind:str='auto', # one of KINDS, or 'auto' (guessed from the content)

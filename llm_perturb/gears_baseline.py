@@ -14,12 +14,12 @@ import scipy.sparse as sp
 import anndata as ad
 import h5py
 
-from .data import gears_perturbation, load_gene2go, data_dir
+from .data import gears_perturbation, load_gene2go, data_dir, h5ad_part
 from .paths import repo_root
 
 # %% auto #0
 __all__ = ['GEARS_EXTRA', 'gears_available', 'import_gears', 'gears_setting', 'gene2go_table', 'go_graph_edges', 'SeriesCSR',
-           'check_single', 'h5ad_part', 'write_gears_workdir', 'gears_split', 'quiet_in', 'seed_all', 'gears_predict',
+           'check_single', 'write_gears_workdir', 'gears_split', 'quiet_in', 'seed_all', 'gears_predict',
            'n_unpredicted', 'shared_perturbations']
 
 # %% ../nbs/16_gears.ipynb #4bd71d5b
@@ -102,16 +102,6 @@ def check_single(perts:Sequence[str], what:str):
     bad = [str(p) for p in perts if '+' in str(p)]
     if bad: raise ValueError(f"{what} holds combinations ({', '.join(bad[:3])}): gears_predict supports single-gene "
                              "perturbations only; leave the combinations out")
-
-def h5ad_part(path, # an .h5ad file (only read)
-              key:str, # one of its elements: 'var', 'obs', 'X', 'uns/<name>', ...
-             ):
-    "One element of an .h5ad file, read alone (a GEARS file's `uns` holds thousands of small arrays: reading it costs seconds)"
-    try: from anndata.io import read_elem  # anndata >= 0.11
-    except ImportError: from anndata.experimental import read_elem  # anndata 0.10
-    with h5py.File(path, 'r') as f:
-        if key not in f: raise KeyError(f"{path} has no element {key!r} (it has {sorted(f)})")
-        return read_elem(f[key])
 
 def _has_de_lists(path)->bool:
     "Whether a GEARS file's uns holds the DE lists GEARS computes for a new data set"

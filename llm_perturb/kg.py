@@ -691,7 +691,7 @@ def read_screen(path, # a GEARS perturb_processed.h5ad (read, never written)
     "A GEARS screen's single-gene pseudobulk deltas (mean − paired or global control mean), split-half deltas, and control cells."
     from llm_perturb.data import read_gears, pseudobulk
     if controls not in ('paired', 'global'): raise ValueError(f"controls={controls!r}; use 'paired' (§2.2) or 'global'")
-    a = read_gears(path)
+    a = read_gears(path, uns=False)  # X, obs and var: GEARS' DE lists are not used here
     a = a[~a.obs['perturbation'].astype(str).str.contains('+', regex=False).to_numpy()].copy()
     is_c = (a.obs['perturbation'] == 'control').to_numpy()
     if not is_c.any(): raise ValueError(f"{path}: no 'ctrl' condition; the deltas need control cells (GEARS marks them condition='ctrl')")
