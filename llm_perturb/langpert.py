@@ -215,12 +215,13 @@ def match_to_pool(names:Sequence[str], # names as the model wrote them
     "Map names onto the pool (case, whitespace, aliases): {'selected', 'n_raw', 'n_valid', 'n_out_of_pool', 'n_duplicate', 'n_truncated', 'out_of_pool'}."
     if cut is not None and (not isinstance(cut, (int, np.integer)) or cut < 1):
         raise ValueError(f"cut={cut!r}; use a positive integer or None (keep every valid name)")
-    index = {}
-    for p, o in zip(pool, normalize_symbols(list(pool))):
-        index.setdefault(str(p).strip().upper(), p); index.setdefault(str(o).upper(), p)
+    canon, index = symbol_map(), {}  # `normalize_symbols`' table, looked up once for the pool and every name
+    for p in pool:
+        k = str(p).strip().upper()
+        index.setdefault(k, p); index.setdefault(str(canon.get(k, p) if isinstance(p, str) else p).upper(), p)
     selected, out, dup = [], [], 0
     for n in names:
-        p = index.get(n.strip().upper()) or index.get(str(normalize_symbols(n)).upper())
+        p = index.get(n.strip().upper()) or index.get(str(canon.get(n.strip().upper(), n)).upper())
         if p is None: out.append(n)
         elif p in selected: dup += 1
         else: selected.append(p)
@@ -532,6 +533,7 @@ def sweep_summary(scores:pd.DataFrame, # long scores: one row per (split, draw, 
 
 # %% ../nbs/20_langpert.ipynb #d6012ccb
 DE_GENE_SOURCES = ("auto", "abs_delta", "top_non_dropout_de_20", "rank_genes_groups_cov_all")
+_DE_AUTO = ("top_non_dropout_de_20", "rank_genes_groups_cov_all")  # 'auto': the first of these the file holds
 
 def gears_de_genes(a, # a GEARS AnnData from `data.read_gears` (uns lists already mapped to symbols)
                    source:str="auto", # 'auto' (top_non_dropout_de_20, else rank_genes_groups_cov_all), a uns key, or 'abs_delta'
@@ -539,7 +541,7 @@ def gears_de_genes(a, # a GEARS AnnData from `data.read_gears` (uns lists alread
                   ) -> tuple[dict, str]: # ({perturbation: [genes]}, the uns key used or 'abs_delta')
     "GEARS' own top-k DE genes per perturbation from `uns` (keyed by condition name), and which list they came from."
     if source == "abs_delta": return {}, "abs_delta"
-    keys = ("top_non_dropout_de_20", "rank_genes_groups_cov_all") if source == "auto" else (source,)
+    keys = _DE_AUTO if source == "auto" else (source,)
     key = next((k_ for k_ in keys if k_ in a.uns and len(a.uns[k_])), None)
     if key is None:
         if source == "auto": return {}, "abs_delta"
@@ -559,9 +561,16 @@ def gears_deltas(path, # a GEARS perturb_processed.h5ad (cells), or one with one
                 ) -> dict: # {'deltas', 'half1', 'half2' (None without cells), 'cell_line', 'n_cells', 'de_genes', 'de_source'}
     "Pseudobulk deltas of the single-gene perturbations of a GEARS h5ad, split-half deltas when it holds cells, and its DE lists."
     from llm_perturb.data import read_gears, pseudobulk
-    a = read_gears(path)
     if de_genes not in DE_GENE_SOURCES and not isinstance(de_genes, str):
         raise ValueError(f"de_genes={de_genes!r}; use one of {DE_GENE_SOURCES} or a uns key")
+    import h5py
+    want = () if de_genes == "abs_delta" else _DE_AUTO if de_genes == "auto" else (de_genes,)
+    with h5py.File(path, "r") as f:  # only the DE lists used are read ('auto': the first non-empty one), no other uns
+        want = [k for k in want if f"uns/{k}" in f and len(f[f"uns/{k}"])][:1 if de_genes == "auto" else None]
+        if not want and de_genes not in ("auto", "abs_delta"):
+            raise ValueError(f"de_genes={de_genes!r} but the file's uns has no such DE lists (it has {sorted(f['uns']) if 'uns' in f else []}); "
+                             "use 'auto' or 'abs_delta'")
+    a = read_gears(path, uns=want)
     de, de_source = gears_de_genes(a, de_genes)
     pert = a.obs["perturbation"].astype(str)
     a = a[~pert.str.contains("+", regex=False).to_numpy()].copy()  # single-gene perturbations and the control
@@ -613,10 +622,9 @@ def check_screen(path, # the user's GEARS perturb_processed.h5ad (pseudobulk_fil
                  n_folds:int=5, # folds of the protocol
                 ) -> int:
     "Count the single-gene perturbations of a GEARS file from its obs alone; ValueError naming the minimum if the protocol cannot run on it."
-    import anndata as ad
-    from llm_perturb.data import gears_perturbation
+    from llm_perturb.data import gears_perturbation, read_h5ad_lean
     if not Path(path).is_file(): raise ValueError(f"pseudobulk_file {str(path)!r} is not a file; give the path of a GEARS perturb_processed.h5ad")
-    obs = ad.read_h5ad(path, backed="r").obs
+    obs = read_h5ad_lean(path, X=False).obs
     if "condition" not in obs: raise ValueError(f"{path}: obs has no 'condition' column, so it is not a GEARS perturb_processed.h5ad")
     perts = pd.unique(np.asarray(gears_perturbation(obs["condition"].astype(str)), dtype=object))
     if "control" not in set(perts): raise ValueError(f"{path}: no 'ctrl' condition; the deltas need control cells (GEARS marks them condition='ctrl')")
