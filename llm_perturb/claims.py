@@ -12,9 +12,9 @@ import numpy as np, pandas as pd, anndata as ad
 # %% auto #0
 __all__ = ['DRUGSEQ_ROW', 'MOABOX_ROW', 'MODEL', 'SCREENS', 'KG_SPLIT', 'KG_SCREENS', 'TAHOE_ROW', 'GIVEN', 'OUTSIDE_PLAN',
            'programmes', 'real_genes', 'write_screen', 'drugseq_compounds', 'write_drugseq', 'moabox_compounds',
-           'write_moabox', 'write_tahoe', 'register_fixtures', 'ranked', 'nearest', 'Oracle', 'write_fixtures',
-           'write_split', 'section_runs', 'commands', 'run_command', 'run_claims', 'reruns', 'coverage', 'per_paper',
-           'left_out', 'unwritten', 'blocked', 'main']
+           'write_moabox', 'write_tahoe', 'register_fixtures', 'ranked', 'Centred', 'nearest', 'Oracle',
+           'write_fixtures', 'write_split', 'section_runs', 'commands', 'run_command', 'run_claims', 'reruns',
+           'coverage', 'per_paper', 'left_out', 'unwritten', 'blocked', 'main']
 
 # %% ../nbs/92_claims.ipynb #61a4c68a
 def programmes(n_items:int, # items (knockdowns, compounds, drugs)
@@ -194,10 +194,26 @@ def ranked(M:np.ndarray, # one row per item
           ) -> pd.Series:
     "Pearson r of each row of `M` with `q`, rounded to 6 digits, highest first (ties by name)."
     M, q = M - M.mean(1, keepdims=True), q - q.mean()
-    r = np.round(M @ q / np.maximum(np.linalg.norm(M, axis=1) * np.linalg.norm(q), 1e-12), 6)
+    return _order(np.round(M @ q / np.maximum(np.linalg.norm(M, axis=1) * np.linalg.norm(q), 1e-12), 6), names)
+
+def _order(r:np.ndarray, names:list) -> pd.Series:
+    "`r` highest first, ties by name, as a Series indexed by `names`."
     by_name = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=int)
     o = by_name[np.argsort(-r[by_name], kind="stable")]
     return pd.Series(r[o], index=[names[i] for i in o], dtype=float)
+
+class Centred:
+    "A table's rows centred once, with their norms and positions: `nearest` over it without redoing that per query (the same numbers)."
+    def __init__(self, T:pd.DataFrame): # true effects, one row per item
+        self.A = np.ascontiguousarray(T.to_numpy(float))
+        self.C = self.A - self.A.mean(1, keepdims=True)  # each row as `ranked` centres it (row by row: any subset's rows are these)
+        self.norms, self.pos = np.linalg.norm(self.C, axis=1), {n: i for i, n in enumerate(T.index)}
+    def nearest(self, query:str, names) -> pd.Series:
+        "`nearest(T, query, names)`, from the rows prepared once."
+        names = list(names)
+        i = np.fromiter((self.pos[n] for n in names), dtype=np.intp, count=len(names))
+        q = self.A[self.pos[query]]; q = q - q.mean()  # the query centred as `ranked` centres it
+        return _order(np.round(self.C[i] @ q / np.maximum(self.norms[i] * np.linalg.norm(q), 1e-12), 6), names)
 
 def nearest(T:pd.DataFrame, # true effects, one row per item
             query:str, # a row of T
@@ -222,6 +238,7 @@ class Oracle:
         self.screens, self.compounds, self.drugs, self.k, self.counts = screens or {}, compounds, drugs, k, {}
         self.diseases = diseases
         self._names = {id(T): set(T.index) for T in self.screens.values()}  # each screen's names as a set: fast look-ups
+        self._centred = {id(T): Centred(T) for T in self.screens.values()}  # thousands of queries per screen: rows centred once
         self.labels = {key: dict(zip(zip(d.pert.astype(str), d.gene.astype(str)), d.label.astype(int))) for key, d in (perturbqa or {}).items()}
     def __call__(self, body:dict) -> str:
         text = _text(body)
@@ -254,14 +271,14 @@ class Oracle:
         T = self._screen([q] + cands)
         if T is None or q not in T.index or not cands: return {"reasoning": "not in the truth", "kNN": cands[:5]}, False
         return {"reasoning": "the candidates with the nearest true effects",
-                "kNN": nearest(T, q, [c for c in cands if c != q and c in self._names[id(T)]]).index[:self.k].tolist()}, True
+                "kNN": self._centred[id(T)].nearest(q, [c for c in cands if c != q and c in self._names[id(T)]]).index[:self.k].tolist()}, True
 
     def kg_edit(self, text):
         q = re.search(r"Query gene:\s*([^\s(]+)", text).group(1)
         cur = [c.strip() for c in re.search(r"Current neighbourhood:\s*(.*)", text).group(1).split(",") if c.strip() and c.strip() != "(empty)"]
         T = self._screen([q] + cur)
         if T is None or q not in T.index: return {"reasoning": "not in the truth", "add": [], "remove": []}, False
-        r = nearest(T, q, T.index.drop(q))
+        r = self._centred[id(T)].nearest(q, T.index.drop(q))
         return {"reasoning": "true neighbours added, unrelated ones removed", "add": r.index[:20][r.iloc[:20] >= 0.3].tolist(),
                 "remove": [c for c in cur if c in r.index and r[c] < 0.3]}, True
 
