@@ -9,7 +9,7 @@ read alone, `uns` is copied HDF5 to HDF5 without being parsed, and the gene list
 Run from the repository root: `python benchmarks/gears_workdir.py`. Prints CPU and wall seconds of each and the ratio,
 and checks that GEARS reads the same AnnData from both copies (X, obs, var, every uns array).
 """
-import tempfile, time
+import tempfile
 from pathlib import Path
 
 import anndata as ad
@@ -18,17 +18,10 @@ import scipy.sparse as sp
 
 from llm_perturb.claims import write_screen
 from llm_perturb.data import gears_perturbation
-from llm_perturb.gears_baseline import write_gears_workdir, h5ad_part
+from llm_perturb.gears_baseline import write_gears_workdir
+from llm_perturb.data import h5ad_part
+from _timing import timed
 
-
-def timed(fn, repeat=3):
-    "(result, CPU seconds, wall seconds): the best of `repeat` calls."
-    best, wall, out = float("inf"), float("inf"), None
-    for _ in range(repeat):
-        c0, t0 = time.process_time(), time.perf_counter()
-        out = fn()
-        best, wall = min(best, time.process_time() - c0), min(wall, time.perf_counter() - t0)
-    return out, best, wall
 
 
 def reference(f, train, root):
@@ -56,8 +49,8 @@ def main():
     f, _ = write_screen(d / "k562" / "perturb_processed.h5ad", "k562")
     perts = sorted(set(gears_perturbation(h5ad_part(f, "obs")["condition"].astype(str))) - {"control"})
     train = [p for i, p in enumerate(perts) if i % 5]
-    (p_ref, g_ref), c_ref, w_ref = timed(lambda: reference(f, train, d / "ref"))
-    (p_new, g_new), c_new, w_new = timed(lambda: now(f, train, d / "new"))
+    (p_ref, g_ref), c_ref, w_ref = timed(lambda: reference(f, train, d / "ref"), repeat=3)
+    (p_new, g_new), c_new, w_new = timed(lambda: now(f, train, d / "new"), repeat=3)
     A, B = ad.read_h5ad(p_ref), ad.read_h5ad(p_new)
     assert g_ref == g_new and (A.X != B.X).nnz == 0 and A.obs.equals(B.obs) and A.var.equals(B.var)
     assert list(A.uns) == list(B.uns) and all(list(A.uns[k]) == list(B.uns[k]) and all(np.array_equal(A.uns[k][c], B.uns[k][c])

@@ -8,24 +8,14 @@ checks that every version agrees.
 Target: the sparse product >= 20x faster than the per-perturbation loop over a DataFrame (the usual research code).
 A numpy loop that indexes rows by precomputed integer positions is also timed and reported as it is.
 """
-import time
-
 import numpy as np
 import pandas as pd
 
 from llm_perturb.kg import neighbour_predict
+from _timing import timed
 
 N_PERTS, N_GENES, K, SEED = 2000, 5000, 20, 0
 
-
-def timed(fn, repeat=1):
-    "(result, CPU seconds, wall seconds): the best of `repeat` calls."
-    best, wall, out = float("inf"), float("inf"), None
-    for _ in range(repeat):
-        c0, t0 = time.process_time(), time.perf_counter()
-        out = fn()
-        best, wall = min(best, time.process_time() - c0), min(wall, time.perf_counter() - t0)
-    return out, best, wall
 
 
 def make_task():

@@ -18,13 +18,14 @@ bits, top-n masks without a tie count where no tie crosses the n-th place, one f
 sparse (Tahoe) PCA of pca_ridge from one Gram matrix per data set (each fold's block, eigendecomposed) instead of
 ARPACK per fold. Target: >= 3x on the whole cell.
 """
-import argparse, importlib.util, os, subprocess, sys, tempfile, time
+import argparse, importlib.util, os, subprocess, sys, tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 import llm_perturb.lgr as new
+from _timing import timed
 
 def load_old(commit):
     "The module as it was at `commit`, imported as llm_perturb._lgr_old (its relative imports read today's package)."
@@ -34,12 +35,6 @@ def load_old(commit):
     mod = importlib.util.module_from_spec(spec); sys.modules[spec.name] = mod; spec.loader.exec_module(mod)
     return mod
 
-
-def timed(fn):
-    "(result, CPU seconds, wall seconds)."
-    c0, t0 = time.process_time(), time.perf_counter()
-    out = fn()
-    return out, time.process_time() - c0, time.perf_counter() - t0
 
 
 def baselines(L, data, tasks, k=10, n_hvg=2000, seed=0):
