@@ -211,11 +211,12 @@ def extract_selection(text:str|None # the model's answer
 def match_to_pool(names:Sequence[str], # names as the model wrote them
                   pool:Sequence[str], # the candidate pool (names as in the data)
                   cut:int|None=None, # keep at most this many valid names (None: all of them)
+                  symbols:dict|None=None, # `data.symbol_map()` (None: looked up here; a batch passes it once for all its answers)
                  ) -> dict:
     "Map names onto the pool (case, whitespace, aliases): {'selected', 'n_raw', 'n_valid', 'n_out_of_pool', 'n_duplicate', 'n_truncated', 'out_of_pool'}."
     if cut is not None and (not isinstance(cut, (int, np.integer)) or cut < 1):
         raise ValueError(f"cut={cut!r}; use a positive integer or None (keep every valid name)")
-    canon, index = symbol_map(), {}  # `normalize_symbols`' table, looked up once for the pool and every name
+    canon, index = symbols if symbols is not None else symbol_map(), {}  # `normalize_symbols`' table, for the pool and every name
     for p in pool:
         k = str(p).strip().upper()
         index.setdefault(k, p); index.setdefault(str(canon.get(k, p) if isinstance(p, str) else p).upper(), p)
@@ -232,13 +233,14 @@ def match_to_pool(names:Sequence[str], # names as the model wrote them
 def parse_selection(text:str|None, # the model's answer
                     pool:Sequence[str], # the candidate pool
                     cut:int|None=None, # keep at most this many valid names (None: every valid name, as the authors' code)
+                    symbols:dict|None=None, # `data.symbol_map()` (None: looked up; see `match_to_pool`)
                    ) -> dict:
     "Parse an answer into a selection; status 'ok', 'empty' (no valid name) or 'unparsed' (no list found)."
     names, reasoning = extract_selection(text)
     if names is None:
         return dict(selected=[], n_raw=0, n_valid=0, n_out_of_pool=0, n_duplicate=0, n_truncated=0, out_of_pool=[],
                     reasoning=None, status="unparsed")
-    m = match_to_pool(names, pool, cut)
+    m = match_to_pool(names, pool, cut, symbols)
     return dict(m, reasoning=reasoning, status="ok" if m["selected"] else "empty")
 
 # %% ../nbs/20_langpert.ipynb #0238482d
@@ -282,10 +284,10 @@ def selection_requests(queries:Sequence[str], # test perturbations to ask about
     return pd.DataFrame(rows, columns=[*labels, "model", "query", "candidates", "k_min", "k_max", "prompt", "schema", "layout",
                                        "grounded", "cut"])
 
-def _parse_row(result, row) -> dict:
+def _parse_row(result, row, symbols=None) -> dict:
     "The select-loop parser: the answer mapped onto the row's candidate pool."
     c = row.get("cut")
-    return parse_selection(result.text, row["candidates"], None if c is None or c != c else int(c))
+    return parse_selection(result.text, row["candidates"], None if c is None or c != c else int(c), symbols)
 
 # %% ../nbs/20_langpert.ipynb #fe000362
 _SEND = dict(system=SYSTEM_PROMPT, temperature=0.0)  # what every answer is asked with (plus max_tokens)
@@ -323,7 +325,8 @@ def run_selections(requests:pd.DataFrame, # from selection_requests (concatenate
                    **kwargs,
                   ) -> pd.DataFrame:
     "Send the requests through the shared selection loop and parse every answer: requests + selected, counts, status."
-    return run_requests(requests, _parse_row, cache, budget, limit, seed=seed, concurrency=concurrency,
+    parse = functools.partial(_parse_row, symbols=symbol_map())  # the symbol table found once for the batch's thousands of answers
+    return run_requests(requests, parse, cache, budget, limit, seed=seed, concurrency=concurrency,
                         progress=progress, retries=retries, max_tokens=max_tokens, **_SEND, **kwargs)
 
 def not_sent(requests:pd.DataFrame) -> pd.DataFrame:
