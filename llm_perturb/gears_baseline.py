@@ -14,7 +14,7 @@ import scipy.sparse as sp
 import anndata as ad
 import h5py
 
-from .data import gears_perturbation, load_gene2go, data_dir, h5ad_part
+from .data import gears_perturbation, load_gene2go, data_dir, h5ad_part, read_h5ad_lean
 from .paths import repo_root
 
 # %% auto #0
@@ -114,8 +114,7 @@ def write_gears_workdir(gears_file, # the user's GEARS perturb_processed.h5ad (o
                        )->tuple[dict, Path]:
     "Controls + training cells of a GEARS file, as GEARS reads them, in root/data/name -> ({perturbation: condition}, folder)"
     de_lists = _has_de_lists(gears_file)  # then its uns is copied as it is, HDF5 to HDF5, never parsed
-    a = ad.AnnData(X=h5ad_part(gears_file, 'X'), obs=h5ad_part(gears_file, 'obs'), var=h5ad_part(gears_file, 'var')) if de_lists \
-        else ad.read_h5ad(gears_file)
+    a = read_h5ad_lean(gears_file) if de_lists else ad.read_h5ad(gears_file)
     for k, where in (('condition', 'obs'), ('cell_type', 'obs'), ('gene_name', 'var')):
         if k not in getattr(a, where): raise ValueError(f"{gears_file}: {where} has no {k!r} column, so it is not a GEARS "
                                                         "perturb_processed.h5ad (see llm_perturb.data.read_gears)")

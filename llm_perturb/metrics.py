@@ -304,10 +304,14 @@ def auroc(
     if y.all() or not y.any(): raise ValueError("labels are all one class; AUROC needs both positives and negatives")
     return float(skm.roc_auc_score(y, s))
 
+def _n_duplicate_pairs(p:np.ndarray, g:np.ndarray) -> int:
+    "How many (pert, gene) pairs of the integer codes repeat an earlier one."
+    key = np.sort(p.astype(np.int64) * (int(g.max()) + 1 if len(g) else 1) + g)
+    return int((key[1:] == key[:-1]).sum())
+
 def _unique_pairs(p:np.ndarray, g:np.ndarray):
     "Error if a (pert, gene) pair of the integer codes occurs twice."
-    key = np.sort(p.astype(np.int64) * (int(g.max()) + 1 if len(g) else 1) + g)
-    if (key[1:] == key[:-1]).any():
+    if _n_duplicate_pairs(p, g):
         raise ValueError("some (pert, gene) pairs occur more than once; deduplicate the test pairs first")
 
 def _gene_score_order(g:np.ndarray, # gene codes (>= 0)

@@ -183,9 +183,8 @@ def _pair_codes(df:pd.DataFrame, name:str, col:str, label:bool=True) -> tuple[np
 
 def _no_duplicates(pc:np.ndarray, gc:np.ndarray, name:str):
     "`_check_pairs`' duplicate check on integer codes of the pert and gene columns."
-    key = np.sort(pc.astype(np.int64) * (int(gc.max()) + 1 if len(gc) else 1) + gc)
-    n_dup = int((key[1:] == key[:-1]).sum())
-    if n_dup: raise ValueError(f"{name} has {n_dup} duplicated (pert, gene) pairs; "
+    from llm_perturb.metrics import _n_duplicate_pairs  # here: metrics loads scikit-learn
+    if n_dup := _n_duplicate_pairs(pc, gc): raise ValueError(f"{name} has {n_dup} duplicated (pert, gene) pairs; "
                                "deduplicate them first (e.g. df.drop_duplicates(['pert', 'gene']))")
 
 def label_matrix(df:pd.DataFrame, # pairs with columns pert, gene, label
