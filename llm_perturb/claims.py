@@ -239,6 +239,7 @@ class Oracle:
         self.diseases = diseases
         self._names = {id(T): set(T.index) for T in self.screens.values()}  # each screen's names as a set: fast look-ups
         self._centred = {id(T): Centred(T) for T in self.screens.values()}  # thousands of queries per screen: rows centred once
+        self._shown = {}  # a kernel prompt's profile text -> (the profile, its compound): each sample is shown in many pairs
         self.labels = {key: dict(zip(zip(d.pert.astype(str), d.gene.astype(str)), d.label.astype(int))) for key, d in (perturbqa or {}).items()}
     def __call__(self, body:dict) -> str:
         text = _text(body)
@@ -306,9 +307,14 @@ class Oracle:
         rows = "\n".join(f"{i + 1}. {c}: its true response in this line is among the nearest." for i, c in enumerate(pick))
         return f"<Final Answer>\n{rows}\n</Final Answer>", known
 
-    def _profile(self, text, which):
+    def _profile(self, text, which) -> tuple[pd.Series, str|None]:
+        "The profile shown as perturbation `which` and its compound (`_compound`), worked out once per profile shown: a sample is in many pairs."
         found = re.findall(rf"Perturbation {which}:\s*(\[.*?\])[ \t]*(?:\n|$)", text, re.S)  # the last: the template shows the layout first
-        return pd.Series({g.strip(): float(v) for g, v in _TUPLE.findall(found[-1])}, dtype=float) if found else pd.Series(dtype=float)
+        if not found: return pd.Series(dtype=float), None
+        if (hit := self._shown.get(found[-1])) is None:
+            p = pd.Series({g.strip(): float(v) for g, v in _TUPLE.findall(found[-1])}, dtype=float)
+            hit = self._shown[found[-1]] = (p, self._compound(p))
+        return hit
     def _compound(self, p:pd.Series):
         "The compound whose true signature correlates best with a shown profile (None when fewer than 3 genes are known)."
         if self.compounds is None: return None
@@ -316,18 +322,16 @@ class Oracle:
         if len(g) < 3: return None
         return ranked(self.compounds.to_numpy(float)[:, self.compounds.columns.get_indexer(g)], p[g].to_numpy(float),
                       list(self.compounds.index)).index[0]
-    def crossmodal(self, text, prof:pd.Series):
-        "A disease text vs a drug's profile: -0.8 (the drug undoes the disease) when the table lists the drug as approved for it, else 0."
+    def crossmodal(self, text, c:str|None):
+        "A disease text vs a drug's profile whose compound is `c`: -0.8 (the drug undoes the disease) when the table lists the drug as approved for it, else 0."
         d = next((r for r in self.diseases.itertuples() if str(r.functional_basis)[:60] in text), None) if self.diseases is not None else None
-        c = self._compound(prof)
         if d is None or c is None: return {"similarity_score": 0.0, "similarity_reasoning": "not in the truth"}, False
         approved = {x.strip().lower() for x in re.split(r"[;,|]", str(d.approved_drugs_hub)) if x.strip()}
         return {"similarity_score": -0.8 if c.lower() in approved else 0.0,
                 "similarity_reasoning": "approved for this disease" if c.lower() in approved else "no known treatment relation"}, True
     def kernel(self, text):
-        a, b = self._profile(text, "A"), self._profile(text, "B")
-        if (len(a) == 0) != (len(b) == 0): return self.crossmodal(text, b if len(a) == 0 else a)  # a text side: cross-modal
-        ca, cb = self._compound(a), self._compound(b)
+        (a, ca), (b, cb) = self._profile(text, "A"), self._profile(text, "B")
+        if (len(a) == 0) != (len(b) == 0): return self.crossmodal(text, cb if len(a) == 0 else ca)  # a text side: cross-modal
         if ca is not None and cb is not None: score, known = (1.0 if ca == cb else nearest(self.compounds, ca, [cb]).iloc[0]), True
         else:
             g = a.index.intersection(b.index)
