@@ -3,10 +3,12 @@
 Task: the four papers' forest plots a report draws on its own (every published number; no run of ours), each saved
 as PNG at 100 dpi with a tight bounding box. Reference: the panel titles placed by matplotlib (`set_title` without
 `y`: each draw searches the axes' bounding boxes for a place above them). Now: titles at y=1, where matplotlib put
-them anyway. Run from the repository root: `python benchmarks/report_figures.py`. Prints CPU and wall seconds of
-both, the ratio and the load average, and checks that the pixels are the same.
+them anyway. And `report.paper_pngs` (what `paper_html` calls now) with its per-user figure cache warm: each figure
+read back instead of drawn (a temporary cache folder here). Run from the repository root:
+`python benchmarks/report_figures.py`. Prints CPU and wall seconds of each, the ratios and the load average, and checks
+that the pixels are the same, and the cached bytes those of a fresh drawing.
 """
-import io, os
+import io, os, tempfile
 from unittest.mock import patch
 
 import matplotlib
@@ -16,7 +18,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from PIL import Image
 
-from llm_perturb.report import PAPERS, figure_data, paper_figure, paper_numbers
+from llm_perturb.report import PAPERS, figure_data, paper_figure, paper_numbers, paper_pngs
 from _timing import timed
 
 _set_title = Axes.set_title
@@ -39,6 +41,12 @@ def draw_all(paper, results):
     return out
 
 
+def cached_all(paper, results):
+    "Every paper's figure as `paper_pngs` gives it (the PNG as saved), through the figure cache."
+    return {name: paper_pngs(fd, name)[0] for name in dict.fromkeys(PAPERS.values())
+            if not (fd := figure_data(results, paper, name)).empty}
+
+
 def main():
     import pandas as pd
     paper = paper_numbers()
@@ -55,6 +63,11 @@ def main():
     print(f"{'':32s} {'CPU s':>7s} {'wall s':>7s}")
     print(f"{'titles placed by matplotlib':32s} {c_ref:7.2f} {w_ref:7.2f}")
     print(f"{'titles at y=1 (now)':32s} {c_new:7.2f} {w_new:7.2f}   {c_ref / c_new:.2f}x CPU, {w_ref / w_new:.2f}x wall; pixels identical")
+    with patch.dict(os.environ, {"LLM_PERTURB_CACHE": tempfile.mkdtemp()}):
+        cached_all(paper, results)  # drawn once, into the cache
+        kept, c_kept, w_kept = timed(lambda: cached_all(paper, results), repeat=3)
+    assert kept == new, "the cached figures differ from a fresh drawing"
+    print(f"{'paper_pngs, cache warm (now)':32s} {c_kept:7.2f} {w_kept:7.2f}   {c_ref / c_kept:.0f}x CPU, {w_ref / w_kept:.0f}x wall; bytes identical")
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ __all__ = ['METRIC_ALIASES', 'PAPER_COLUMNS', 'TEST_LEVEL', 'PAIRED_TESTS', 'PAP
            'is_tiny', 'model_words', 'paper_models', 'is_paper_model', 'blockers', 'value_verdict', 'finding_scope',
            'claims', 'figure_data', 'paper_figure', 'overview', 'results_table', 'figure_html', 'table_html',
            'claims_summary', 'claims_html', 'details_html', 'slug', 'png_small', 'img_html', 'overview_html',
-           'paper_html', 'run_numbers', 'run_html', 'header_html', 'report_notebook_path', 'report_template', 'to_html',
-           'write_report', 'print_table', 'plan_table', 'weights_notes', 'print_plan']
+           'paper_pngs', 'paper_html', 'run_numbers', 'run_html', 'header_html', 'report_notebook_path',
+           'report_template', 'to_html', 'write_report', 'print_table', 'plan_table', 'weights_notes', 'print_plan']
 
 # %% ../nbs/99_report.ipynb #382d980d
 class ReportError(ValueError):
@@ -830,6 +830,36 @@ def overview_html(ov:pd.DataFrame) -> str:
     return table_html(t) + line
 
 # %% ../nbs/99_report.ipynb #c2854937
+def _code_id(f) -> bytes:
+    "A function's compiled code and constants, nested functions included (no addresses): its drawing changes only with these."
+    code = getattr(f, "__code__", f)
+    return code.co_code + b"|".join(_code_id(c) if hasattr(c, "co_code") else repr(c).encode() for c in code.co_consts)
+
+def paper_pngs(fd:pd.DataFrame, # from `figure_data`
+               title:str, # the figure's title (the paper)
+               cache:bool=True, # reuse the PNGs of a figure drawn before (the per-user cache, `llm.user_cache_dir()`/report_figures)
+              ) -> tuple[bytes, bytes]: # (the PNG saved beside the report: 100 dpi, tight box; its small copy for the page)
+    """A paper's figure (`paper_figure`) as PNG bytes. Drawing is the slow part of a report, and most reports show the same
+    published numbers: a figure is drawn once per distinct figure data and title, drawing code, matplotlib settings and
+    versions of matplotlib, seaborn and Pillow, and kept in the per-user cache (whole files only)."""
+    import hashlib, io, matplotlib, seaborn, PIL, matplotlib.pyplot as plt
+    from llm_perturb.llm import user_cache_dir
+    what = [fd.to_csv(index=False), title, repr((_KINDS, _KIND_TEXT)), f"{matplotlib.__version__} {seaborn.__version__} {PIL.__version__}",
+            repr(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items() if not k.startswith("backend")))]  # the backend: not the pixels
+    key = hashlib.sha256(b"\0".join([*(w.encode() for w in what), *map(_code_id, (paper_figure, png_small, paper_pngs))])).hexdigest()[:32]
+    folder = user_cache_dir() / "report_figures"
+    paths = folder / f"{key}.png", folder / f"{key}.small.png"
+    if cache and all(p.is_file() for p in paths): return tuple(p.read_bytes() for p in paths)
+    fig, buf = paper_figure(fd, title), io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight"); plt.close(fig)  # drawn once: saved and embedded
+    out = buf.getvalue(), png_small(io.BytesIO(buf.getvalue()), colors=48)
+    if cache:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for p, b in zip(paths, out): (t := p.with_name(f"{p.name}.{os.getpid()}.tmp")).write_bytes(b); os.replace(t, p)
+        except OSError: pass  # a cache that cannot be written: the figure is drawn each time
+    return out
+
 def paper_html(name:str, # a paper's short name
                cl:pd.DataFrame, # from `claims`
                results:pd.DataFrame, # from `collect_runs`
@@ -837,19 +867,16 @@ def paper_html(name:str, # a paper's short name
                fig_dir=None, # where the figure is saved as <name>.png (None: not saved)
               ) -> str:
     "One paper's part of the report: verdict counts, its figure (embedded and saved), its claims; those without a number of ours folded."
-    import io, matplotlib.pyplot as plt
     mine = cl[cl.paper == name]
     counts = ", ".join(f"{(mine.verdict == v).sum()} {v}" for v in VERDICTS)
     parts = [f'<h3 id="paper-{slug(name)}">{html.escape(name)}</h3>', f"<p>{len(mine)} published numbers and findings: {counts}.</p>"]
     fd = figure_data(results, paper, name)
     if fd.empty: parts.append("<p><i>No figure: the paper prints no number and no run here measures what it states.</i></p>")
     else:
-        fig, buf = paper_figure(fd, name), io.BytesIO()
-        fig.savefig(buf, format="png", dpi=100, bbox_inches="tight"); plt.close(fig)  # drawn once (the slow part): saved and embedded
+        png, small = paper_pngs(fd, name)
         if fig_dir is not None:
-            Path(fig_dir).mkdir(parents=True, exist_ok=True); (Path(fig_dir) / f"{slug(name)}.png").write_bytes(buf.getvalue())
-        buf.seek(0)
-        parts.append(img_html(png_small(buf, colors=48), f"{name}: published numbers (black) and ours (blue: may give a verdict; orange: no verdict)"))
+            Path(fig_dir).mkdir(parents=True, exist_ok=True); (Path(fig_dir) / f"{slug(name)}.png").write_bytes(png)
+        parts.append(img_html(small, f"{name}: published numbers (black) and ours (blue: may give a verdict; orange: no verdict)"))
     has = mine.ours.ne("") | mine.verdict.ne("not testable here")
     parts.append(claims_html(mine[has], f"claims-{slug(name)}") if has.any() else "<p><i>No number of ours concerns these claims.</i></p>")
     if (~has).any():
