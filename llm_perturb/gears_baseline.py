@@ -215,7 +215,7 @@ def gears_predict(gears_file, # a GEARS perturb_processed.h5ad (see llm_perturb.
         (root / 'split.pkl').write_bytes(pickle.dumps(gears_split(conditions, val_frac, seed)))
         # GEARS slices its AnnData once per cell (a view of random control cells each time); anndata's default drops the
         # unused categories of every categorical obs column in each view, which GEARS never reads: off, the same values
-        # and predictions, 15% less time on a screen of the claims test's K562 size (benchmarks/gears_predict.py)
+        # and predictions, 1.5x faster on a screen of the claims test's K562 size (benchmarks/gears_predict.py)
         with quiet_in(root), ad.settings.override(remove_unused_categories=False):
             seed_all(seed)
             pdata = PertData('./data', gene_set_path=str(root / 'pert_genes.pkl'), default_pert_graph=False)
