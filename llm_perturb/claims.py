@@ -203,17 +203,29 @@ def _order(r:np.ndarray, names:list) -> pd.Series:
     return pd.Series(r[o], index=[names[i] for i in o], dtype=float)
 
 class Centred:
-    "A table's rows centred once, with their norms and positions: `nearest` over it without redoing that per query (the same numbers)."
+    "A table's rows centred once, with their norms, positions and name order: `nearest` over it without redoing that per query (the same numbers)."
     def __init__(self, T:pd.DataFrame): # true effects, one row per item
         self.A = np.ascontiguousarray(T.to_numpy(float))
         self.C = self.A - self.A.mean(1, keepdims=True)  # each row as `ranked` centres it (row by row: any subset's rows are these)
         self.norms, self.pos = np.linalg.norm(self.C, axis=1), {n: i for i, n in enumerate(T.index)}
-    def nearest(self, query:str, names) -> pd.Series:
-        "`nearest(T, query, names)`, from the rows prepared once."
-        names = list(names)
+        names = list(T.index)
+        self.by_name = np.empty(len(names), dtype=np.intp)  # each row's place in name order: ties broken without sorting strings per query
+        self.by_name[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    def _ranked(self, query:str, names:list) -> tuple[np.ndarray, np.ndarray]:
+        "(rounded r of each of `names`, their order: highest first, ties by name), as `ranked` orders them."
         i = np.fromiter((self.pos[n] for n in names), dtype=np.intp, count=len(names))
         q = self.A[self.pos[query]]; q = q - q.mean()  # the query centred as `ranked` centres it
-        return _order(np.round(self.C[i] @ q / np.maximum(self.norms[i] * np.linalg.norm(q), 1e-12), 6), names)
+        r = np.round((self.C @ q)[i] / np.maximum(self.norms[i] * np.linalg.norm(q), 1e-12), 6)  # one product over all rows: no copy of the subset
+        by_name = np.argsort(self.by_name[i], kind="stable")
+        return r, by_name[np.argsort(-r[by_name], kind="stable")]
+    def nearest(self, query:str, names) -> pd.Series:
+        "`nearest(T, query, names)`, from the rows prepared once."
+        names = list(names); r, o = self._ranked(query, names)
+        return pd.Series(r[o], index=[names[j] for j in o], dtype=float)
+    def top(self, query:str, names, k:int) -> list:
+        "The first `k` names of `nearest(query, names)`, without building the whole Series (thousands of LangPert answers)."
+        names = list(names); _, o = self._ranked(query, names)
+        return [names[j] for j in o[:k]]
 
 def nearest(T:pd.DataFrame, # true effects, one row per item
             query:str, # a row of T
@@ -272,7 +284,7 @@ class Oracle:
         T = self._screen([q] + cands)
         if T is None or q not in T.index or not cands: return {"reasoning": "not in the truth", "kNN": cands[:5]}, False
         return {"reasoning": "the candidates with the nearest true effects",
-                "kNN": self._centred[id(T)].nearest(q, [c for c in cands if c != q and c in self._names[id(T)]]).index[:self.k].tolist()}, True
+                "kNN": self._centred[id(T)].top(q, [c for c in cands if c != q and c in self._names[id(T)]], self.k)}, True
 
     def kg_edit(self, text):
         q = re.search(r"Query gene:\s*([^\s(]+)", text).group(1)

@@ -298,6 +298,27 @@ class LocalProvider(Provider):
 register_provider("local", LocalProvider())
 
 # %% ../nbs/00_llm.ipynb #05f95280
+_UNLISTED = ("hosted_vllm/",)  # providers of servers of your own (vLLM): litellm's bundled price list holds none of their models
+
+def _litellm_lists(prefix:str) -> bool:
+    "Whether litellm's bundled price and feature list (read as a file, litellm not imported) names any model of `prefix` (True when unsure)."
+    if prefix not in _STATE.setdefault("listed", {}):
+        try:
+            spec = importlib.util.find_spec("litellm")
+            with open(Path(spec.submodule_search_locations[0]) / "model_prices_and_context_window_backup.json") as f: m = json.load(f)
+            p = prefix.rstrip("/")
+            _STATE["listed"][prefix] = any(k.startswith(prefix) or (isinstance(v, dict) and v.get("litellm_provider") == p) for k, v in m.items())
+        except Exception: _STATE["listed"][prefix] = True
+    return _STATE["listed"][prefix]
+
+def _without_litellm(model:str) -> bool:
+    """Whether what litellm would say of `model` is known without loading it (seconds of import in every process): a model of
+    an `_UNLISTED` provider that litellm's bundled list (the one it reads: LITELLM_LOCAL_MODEL_COST_MAP) has no entry for,
+    litellm not loaded yet (a user may have priced it there). Then its provider is the prefix, it needs no key, has no
+    price and no known JSON-schema support, exactly litellm's answers (checked in the tests)."""
+    return (model.startswith(_UNLISTED) and _STATE["litellm"] is None and "litellm" not in sys.modules
+            and os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").lower() == "true" and not _litellm_lists(model.split("/", 1)[0] + "/"))
+
 def check_model(model:str, # litellm model string, e.g. 'gemini/gemini-2.5-flash', 'local/gemma3-270m', 'local/my.gguf'
                 need_key:bool=True, # False: do not ask for an API key (a dry run, or a local server via api_base)
                 need_weights:bool=True, # False: an embedded model's missing weights are a warning, not an error (nothing will be sent)
@@ -314,7 +335,7 @@ def check_model(model:str, # litellm model string, e.g. 'gemini/gemini-2.5-flash
         return "local"
     if model.startswith("broken/") and model.split("/", 1)[1] not in BROKEN_MODES:
         raise LLMConfigError(f"unknown model {model!r}; the broken modes are {', '.join('broken/' + m for m in BROKEN_MODES)}")
-    if model.split("/", 1)[0] in _custom_providers():
+    if model.split("/", 1)[0] in _custom_providers() or _without_litellm(model):
         return model.split("/", 1)[0]
     litellm = load_litellm()  # a hosted provider: litellm knows its models and keys
     try: provider = litellm.get_llm_provider(model)[1]
@@ -644,6 +665,7 @@ def _messages(prompt, system:str|None) -> list[dict]:
 def output_mode(model:str) -> str:
     "The structured-output mode tried first: `json_schema` where litellm knows the model supports it, else `json_object`."
     if model.startswith(("local/", "fake/", "broken/")): return "json_schema"  # this library's providers take any mode
+    if _without_litellm(model): return "json_object"  # litellm knows no schema support of an unlisted model
     try: return "json_schema" if load_litellm().supports_response_schema(model=model) else "json_object"
     except Exception: return "json_object"
 
@@ -713,7 +735,7 @@ async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (message
                 retries, backoff, timeout, slots:_Slots|None=None, stopped=lambda: False,
                 session=None): # an aiohttp session: requests of a `DIRECT` provider go straight to the server through it
     "One request with retries (the only retry loop: litellm's and the OpenAI client's are off); (text, usage, latency, finish_reason)."
-    slots, litellm = slots or _Slots(1), load_litellm()
+    slots = slots or _Slots(1)  # litellm is loaded for a request it sends and on an error, not for a `DIRECT` answer
     for attempt in range(retries + 1):
         if stopped(): raise _Stopped()
         try:
@@ -722,7 +744,7 @@ async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (message
                 messages, params = request()  # as of now: an output mode a server refused meanwhile is not tried again
                 t0 = time.perf_counter()
                 send = (_post_chat(session, model, messages, timeout, params) if session is not None
-                        else litellm.acompletion(model=model, messages=messages, timeout=timeout, **params))
+                        else load_litellm().acompletion(model=model, messages=messages, timeout=timeout, **params))
                 resp = await asyncio.wait_for(send, timeout)  # also bounds providers that ignore `timeout`
             await slots.answered()
             if not getattr(resp, "choices", None): raise EmptyAnswer("the provider answered with no choices")
@@ -735,7 +757,7 @@ async def _call(model, request:Callable[[], tuple[list, dict]], # () -> (message
             finish = getattr(resp.choices[0], "finish_reason", None)
             return text, usage, time.perf_counter() - t0, (str(finish) if finish else None)
         except _transient() as e:
-            if isinstance(e, litellm.exceptions.RateLimitError) or getattr(e, "status_code", None) == 429: await slots.rate_limited()
+            if isinstance(e, load_litellm().exceptions.RateLimitError) or getattr(e, "status_code", None) == 429: await slots.rate_limited()
             if attempt == retries or _rejected_format(e) or stopped() or getattr(e, "status_code", None) in (401, 403, 404): raise
             await asyncio.sleep(max(_retry_after(e), backoff * 2 ** attempt * (1 + random.random())))
 
@@ -804,7 +826,7 @@ async def _post_chat(session, # an aiohttp.ClientSession
 
 def _price(model:str, usage:dict) -> float:
     "USD of a direct answer at litellm's list price for `model` (raises when the list has none, as for a server of your own)."
-    if (model, "direct") in _UNPRICED: raise LookupError(f"litellm has no price for {model!r}")
+    if (model, "direct") in _UNPRICED or _without_litellm(model): raise LookupError(f"litellm has no price for {model!r}")
     try: return float(sum(load_litellm().cost_per_token(model=model, prompt_tokens=usage["prompt_tokens"],
                                                         completion_tokens=usage["completion_tokens"])))
     except Exception: _UNPRICED.add((model, "direct")); raise
@@ -841,6 +863,7 @@ NO_KEY = "no-key-given"  # the key sent to an api_base server when the environme
 
 def _key_in_env(model:str) -> bool:
     "Whether the environment holds the API key litellm reads for `model`."
+    if _without_litellm(model): return True  # needs none (litellm's answer for an unlisted model of a server of your own)
     try: return bool(load_litellm().validate_environment(model).get("keys_in_environment"))
     except Exception: return False
 
