@@ -13,6 +13,9 @@ Per section, on tiny parameters (a few LLM calls), two runs of `llm-perturb run 
      section's failure rate (or its equivalent) is 1.0, exactly the truncated answers are counted as cut at
      max_tokens and the summary says so, and the cost is unknown (litellm has no price for the server's model).
    FAKE_ANSWERS=schema answers valid JSON that follows each request's schema instead (and skips the checks of 23).
+   The kernel, ablation, batch, cross-modal and LangPert designs ask for more than their llm_limit: results.json counts
+   requests left unsent (`not_sent`), the path a dry run's requests take in every section (nbs/90_cli.ipynb dry-runs
+   the two sections whose designs stay within the limit, LGR and KG neighbours).
 2. (sections in FAKE_CLOSED, default kernel: the stop is the shared `complete_many` path, tested on its own in
    00_llm, which every section's calls go through (run 1 shows they reach the address given), and each such run
    costs the section's non-LLM cells) `--api-base` a closed port: the run ends
@@ -40,6 +43,8 @@ P = {
     "kg_neighbours": "-p cell_line k562 -p llm_n_test 4 -p llm_n_sim 1 -p n_boot 50 -p holdout_line None -p qa_n_genes 0 -p llm_limit 8 -p max_tokens 64",
 }
 
+PAST_LIMIT = {"kernel", "ablations", "batch_simulation", "cross_modal", "langpert"}  # designs that ask for more than llm_limit
+
 def run(section, url, out, extra=()):
     args = ["llm-perturb", "run", section, "--model", "openai/fake-llm", "--api-base", url, "-q", "--skip-flags", "rl", "demo",
             "--out", str(out), *extra]
@@ -65,7 +70,9 @@ def check(section, tmp):
     if peak != CONC: fails.append(f"{peak} requests in flight at most, asked {CONC}")
     if (llm.get("concurrency"), llm.get("peak_in_flight")) != (CONC, CONC): fails.append(f"results.json llm block: {llm}")
     if llm.get("calls") != n: fails.append(f"results.json counts {llm.get('calls')} LLM calls, the server received {n}")
-    line = (f"{section}: {n} requests reached the fake server, {peak} in flight at most (asked {CONC}), {secs:.0f} s")
+    if section in PAST_LIMIT and not llm.get("not_sent"): fails.append(f"no request left unsent past llm_limit: {llm}")
+    line = (f"{section}: {n} requests reached the fake server, {peak} in flight at most (asked {CONC}), "
+            f"{llm.get('not_sent')} left unsent past llm_limit, {secs:.0f} s")
     if broken and rc == 0:
         try: line += f"; bad answers: {broken_checks(section, 'mixed', tmp / f'{section}-ok', rc, cost=None)}"
         except AssertionError as e: fails.append(f"bad answers: {e}")
