@@ -241,14 +241,23 @@ def linkify_md(text: str, names: Names, stems: set[str], docpath: str, module: s
 
 
 # ---------------------------------------------------------------------------------------------------- docments
+_DOCMENTS: dict = {}
+
+def _docments(obj) -> dict:
+    "`fastcore.docments(obj, full=True)`, read once per object (each reading parses the source file of `obj`)."
+    from fastcore.docments import docments
+    try: return _DOCMENTS[obj]
+    except KeyError: pass
+    except TypeError: return docments(obj, full=True)  # an unhashable object: read it each time
+    _DOCMENTS[obj] = d = docments(obj, full=True)
+    return d
+
 def param_docs(obj) -> list[tuple[str, str | None, object]]:
     """(name, docments comment, default) of every parameter of a function or a class, in signature order.
     Functions and dataclasses through `fastcore.docments`; other classes with annotated fields (pydantic models)
     from the comments beside their fields in the class body, read the same way."""
-    from fastcore.docments import docments
     empty = inspect.Parameter.empty
-    if inspect.isclass(obj) and not dataclasses.is_dataclass(obj) and _field_lines(obj):
-        fields = _field_lines(obj)
+    if inspect.isclass(obj) and not dataclasses.is_dataclass(obj) and (fields := _field_lines(obj)):
         try: sig = inspect.signature(obj)
         except (TypeError, ValueError): return []
         out = []
@@ -256,7 +265,7 @@ def param_docs(obj) -> list[tuple[str, str | None, object]]:
             if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL): continue
             out.append((name, fields.get(name), p.default))
         return out
-    try: d = docments(obj, full=True)
+    try: d = _docments(obj)
     except Exception: return []
     out = []
     for name, v in d.items():
@@ -269,9 +278,8 @@ def param_docs(obj) -> list[tuple[str, str | None, object]]:
     return out
 
 def return_doc(obj) -> str | None:
-    from fastcore.docments import docments
     if inspect.isclass(obj): return None
-    try: return docments(obj, full=True).get("return", {}).get("docment")
+    try: return _docments(obj).get("return", {}).get("docment")
     except Exception: return None
 
 class _Factory:
