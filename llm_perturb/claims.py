@@ -196,10 +196,13 @@ def ranked(M:np.ndarray, # one row per item
     M, q = M - M.mean(1, keepdims=True), q - q.mean()
     return _order(np.round(M @ q / np.maximum(np.linalg.norm(M, axis=1) * np.linalg.norm(q), 1e-12), 6), names)
 
+def _highest_first(r:np.ndarray, by_name:np.ndarray) -> np.ndarray:
+    "The positions of `r`, highest first, ties in the order of `by_name` (the positions in name order)."
+    return by_name[np.argsort(-r[by_name], kind="stable")]
+
 def _order(r:np.ndarray, names:list) -> pd.Series:
     "`r` highest first, ties by name, as a Series indexed by `names`."
-    by_name = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=int)
-    o = by_name[np.argsort(-r[by_name], kind="stable")]
+    o = _highest_first(r, np.array(sorted(range(len(names)), key=names.__getitem__), dtype=int))
     return pd.Series(r[o], index=[names[i] for i in o], dtype=float)
 
 class Centred:
@@ -216,8 +219,7 @@ class Centred:
         i = np.fromiter((self.pos[n] for n in names), dtype=np.intp, count=len(names))
         q = self.A[self.pos[query]]; q = q - q.mean()  # the query centred as `ranked` centres it
         r = np.round((self.C @ q)[i] / np.maximum(self.norms[i] * np.linalg.norm(q), 1e-12), 6)  # one product over all rows: no copy of the subset
-        by_name = np.argsort(self.by_name[i], kind="stable")
-        return r, by_name[np.argsort(-r[by_name], kind="stable")]
+        return r, _highest_first(r, np.argsort(self.by_name[i], kind="stable"))
     def nearest(self, query:str, names) -> pd.Series:
         "`nearest(T, query, names)`, from the rows prepared once."
         names = list(names); r, o = self._ranked(query, names)
